@@ -1,0 +1,134 @@
+/**
+ * Load test of POST /api/v1/member/workout-logs on PostgreSQL, against a seeded history.
+ *
+ *   npm run bench                      # 2,000 members × 100 logs × 10 sets = 2M sets, 20 s of load
+ *   BENCH_LOGS_PER_MEMBER=500 npm run bench   # 10M sets
+ *
+ * Seeds a fresh database (BENCH_DATABASE_URL's server, database `tribes_bench_<time>`,
+ * dropped afterwards) through SQL, starts the real server on it as a child process, then
+ * drives the log endpoint with autocannon: every request is a different member's workout
+ * (8 sets over 4 exercises, one warm-up), so each one reads and updates PR state.
+ */
+import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import { connectPostgres } from '../src/db/client.js';
+import { seedTrainingHistory } from './seed-training.js';
+
+const env = process.env;
+const int = (name: string, fallback: number) => Number(env[name] ?? fallback);
+const serverUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const members = int('BENCH_MEMBERS', 2000);
+const logsPerMember = int('BENCH_LOGS_PER_MEMBER', 100);
+const setsPerLog = int('BENCH_SETS_PER_LOG', 10);
+const duration = int('BENCH_DURATION', 20);
+const connections = int('BENCH_CONNECTIONS', 64);
+const port = int('BENCH_PORT', 3900);
+
+async function main() {
+  const dbName = `tribes_bench_${Date.now()}`;
+  const admin = connectPostgres({ url: serverUrl, poolMax: 1, statementTimeoutMs: 60_000 });
+  await sql.raw(`create database ${dbName}`).execute(admin.db);
+  const url = new URL(serverUrl);
+  url.pathname = `/${dbName}`;
+  let server: ReturnType<typeof spawn> | undefined;
+  try {
+    const started = Date.now();
+    const fixture = await seedTrainingHistory(url.toString(), { members, logsPerMember, setsPerLog });
+    console.log(`seeded ${members * logsPerMember * setsPerLog} sets (${members} members) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+    server = spawn('node', [...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/server.ts'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {
+        ...env,
+        DATABASE_URL: url.toString(),
+        DATABASE_POOL_MAX: env.DATABASE_POOL_MAX ?? '20',
+        PORT: String(port),
+        PROCESSOR_SIM_PORT: '0',
+        RATE_LIMIT_MAX: '10000000',
+        RECONCILE_INTERVAL_MS: '0',
+        LOG_LEVEL: 'warn',
+        DATA_DIR: '.tmp/bench',
+      },
+    });
+    await waitForReady(`http://127.0.0.1:${port}/ready`);
+
+    const { exerciseIds, tokens, workoutId } = fixture;
+    let n = 0;
+    // The floor this machine sets: an authenticated read (one indexed query) on the same server.
+    const floor = await autocannon({
+      url: `http://127.0.0.1:${port}/api/v1/member/me`,
+      connections,
+      duration: Math.min(duration, 10),
+      setupClient: (client: { setHeaders(h: Record<string, string>): void }) => client.setHeaders({ authorization: `Bearer ${tokens[n++ % tokens.length]}` }),
+    });
+    const result = await autocannon({
+      url: `http://127.0.0.1:${port}`,
+      connections,
+      duration,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/member/workout-logs',
+          setupRequest: (req: Record<string, unknown>) => {
+            const token = tokens[n++ % tokens.length];
+            const sets = Array.from({ length: 8 }, (_, i) => ({
+              exercise_id: exerciseIds[i % 4],
+              reps: 1 + Math.floor(Math.random() * 12),
+              load_kg: 2.5 * (4 + Math.floor(Math.random() * 64)),
+              ...(i === 0 ? { is_warmup: true } : {}),
+            }));
+            return {
+              ...req,
+              headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+              body: JSON.stringify({ workout_id: workoutId, performed_at: new Date().toISOString(), sets }),
+            };
+          },
+        },
+      ],
+    });
+    console.log(
+      JSON.stringify(
+        {
+          history_sets: members * logsPerMember * setsPerLog,
+          connections,
+          duration_s: duration,
+          logs_per_s: { median: result.requests.p50, mean: result.requests.average, min: result.requests.min },
+          latency_ms: { median: result.latency.p50, p97_5: result.latency.p97_5, p99: result.latency.p99 },
+          total: result.requests.total,
+          baseline_get_member_me: { median_per_s: floor.requests.p50, latency_median_ms: floor.latency.p50 },
+          non_2xx: result.non2xx,
+          errors: result.errors,
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    // A server that already died (bad config) has nothing to wait for.
+    if (server?.pid && server.exitCode === null) {
+      const exited = new Promise((r) => server!.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    if (!env.BENCH_KEEP) await sql.raw(`drop database ${dbName}`).execute(admin.db);
+    await admin.close();
+  }
+}
+
+async function waitForReady(url: string) {
+  for (let i = 0; i < 120; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('the server did not become ready');
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

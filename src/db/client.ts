@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { PglitePool } from './pglite-pool.js';
+import type { Database } from './types.js';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  /** Cheap round trip used by /ready; throws when the database cannot answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** PGlite only: the whole data directory as a tarball. */
+  dump?: () => Promise<Blob>;
+}
+
+export interface PostgresOptions {
+  url: string;
+  poolMax: number;
+  statementTimeoutMs: number;
+  logger?: Logger;
+}
+
+// int8 (counts, sums of cents) as a JS number, as PGlite already does: cents stay far
+// below 2^53, and one representation on both engines keeps the code engine-agnostic.
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+export function connectPostgres(opts: PostgresOptions): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolMax,
+    statement_timeout: opts.statementTimeoutMs,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    types: pgTypes,
+  });
+  // An idle client losing its server (restart, failover) must not crash the process; the
+  // pool drops it and the next checkout reconnects.
+  pool.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'idle database client error'));
+  // A connection can also die while checked out between two queries (or just as it is
+  // handed out); pg then emits 'error' on the client, which must not crash the process.
+  // The failing query rejects on its own, and the pool discards the dead client on release.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'database connection lost'));
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+export interface PgliteOptions {
+  /** Directory for the database files; omit for an in-memory database. */
+  dataDir?: string;
+  /** A tarball from `dumpDataDir` to start from (tests copy one migrated database). */
+  loadDataDir?: Blob;
+}
+
+export async function openPglite(opts: PgliteOptions): Promise<DatabaseHandle> {
+  if (opts.dataDir) fs.mkdirSync(path.dirname(opts.dataDir), { recursive: true });
+  const pglite = new PGlite({
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+  });
+  await pglite.waitReady;
+  const pool = new PglitePool(pglite);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
+  return {
+    db,
+    kind: 'pglite',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+    dump: async () => (await pglite.dumpDataDir('none')) as Blob,
+  };
+}

@@ -1,0 +1,236 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { Defaulted, NullableTimestamp, Timestamp } from './column-types.js';
+import type {
+  ExercisesTable,
+  PersonalRecordsTable,
+  WorkoutExercisesTable,
+  WorkoutLogsTable,
+  WorkoutProgramsTable,
+  WorkoutSetsTable,
+  WorkoutsTable,
+} from './types.training.js';
+
+export type * from './types.training.js';
+
+export interface CreatorsTable {
+  id: string;
+  name: string;
+  email: string;
+  processor_account_id: string | null;
+  payout_schedule: string | null;
+  payout_schedule_anchor: ColumnType<{ weekly_anchor?: string; monthly_anchor?: number } | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  creator_id: string;
+  key_hash: Uint8Array;
+  prefix: string;
+  created_at: Timestamp;
+  revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  request_hash: string;
+  state: 'in_progress' | 'done';
+  status_code: number | null;
+  content_type: string | null;
+  response_body: string | null;
+  created_at: Timestamp;
+  locked_at: Timestamp;
+}
+
+export type CommunityCategory = 'musculacao' | 'funcional' | 'yoga' | 'crossfit' | 'corrida' | 'nutricao' | 'outros';
+
+export interface CommunitiesTable {
+  id: string;
+  creator_id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  category: CommunityCategory;
+  is_public: Defaulted<boolean>;
+  cover_image_url: string | null;
+  status: Defaulted<'active' | 'paused'>;
+  paused_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type BillingPeriod = 'monthly' | 'quarterly' | 'yearly';
+
+export interface TiersTable {
+  id: string;
+  creator_id: string;
+  community_id: string;
+  name: string;
+  price_cents: number;
+  billing_period: BillingPeriod;
+  trial_days: Defaulted<number>;
+  benefits: ColumnType<string[], string | undefined, string>;
+  is_active: Defaulted<boolean>;
+  level: number | null;
+  currency: Defaulted<string>;
+  processor_product_id: string | null;
+  processor_price_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TierPricesTable {
+  processor_price_id: string;
+  creator_id: string;
+  tier_id: string;
+  price_cents: number;
+  billing_period: BillingPeriod;
+  currency: string;
+  created_at: Timestamp;
+}
+
+export interface MembersTable {
+  id: string;
+  name: string;
+  email: string;
+  avatar_url: string | null;
+  password_hash: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'canceled';
+
+export interface SubscriptionsTable {
+  id: string;
+  creator_id: string;
+  community_id: string;
+  tier_id: string;
+  member_id: string;
+  status: SubscriptionStatus;
+  price_cents: number;
+  billing_period: BillingPeriod;
+  current_period_start: Date | null;
+  current_period_end: Date | null;
+  cancel_at_period_end: Defaulted<boolean>;
+  canceled_at: Date | null;
+  processor_subscription_id: string | null;
+  processor_customer_id: string | null;
+  trial_end: Date | null;
+  ended_at: Date | null;
+  cancellation_reason: string | null;
+  canceled_by_pause: Defaulted<boolean>;
+  synced_seq: Defaulted<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MemberTokensTable {
+  id: string;
+  member_id: string;
+  token_hash: Uint8Array;
+  created_at: Timestamp;
+  expires_at: Date | string;
+  revoked_at: NullableTimestamp;
+}
+
+export interface ProcessorCustomersTable {
+  creator_id: string;
+  member_id: string;
+  processor_customer_id: string;
+  created_at: Timestamp;
+}
+
+export interface CheckoutSessionsTable {
+  id: string;
+  creator_id: string;
+  member_id: string;
+  tier_id: string;
+  processor_session_id: string;
+  url: string;
+  status: Defaulted<'open' | 'complete' | 'expired'>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  type: string;
+  account: string | null;
+  payload: ColumnType<unknown, string, string>;
+  received_at: Timestamp;
+  processed_at: NullableTimestamp;
+  attempts: Defaulted<number>;
+  next_attempt_at: Timestamp;
+  last_error: string | null;
+}
+
+export interface RefundsTable {
+  id: string;
+  creator_id: string;
+  subscription_id: string;
+  amount_cents: number;
+  currency: string;
+  status: string;
+  processor_refund_id: string;
+  processor_charge_id: string | null;
+  created_at: Date | string;
+}
+
+export type PayoutStatus = 'pending' | 'in_transit' | 'paid' | 'failed' | 'canceled';
+
+export interface PayoutsTable {
+  id: string;
+  creator_id: string;
+  processor_payout_id: string;
+  amount_cents: number;
+  currency: string;
+  status: PayoutStatus;
+  method: 'automatic' | 'manual';
+  arrival_date: Date | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  created_at: Date | string;
+  updated_at: Timestamp;
+  synced_seq: number;
+}
+
+export interface PaymentsTable {
+  id: string;
+  creator_id: string;
+  subscription_id: string;
+  processor_invoice_id: string;
+  processor_payment_intent_id: string;
+  amount_cents: number;
+  currency: string;
+  paid_at: Date | string;
+}
+
+export interface Database {
+  creators: CreatorsTable;
+  api_keys: ApiKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
+  communities: CommunitiesTable;
+  tiers: TiersTable;
+  tier_prices: TierPricesTable;
+  members: MembersTable;
+  subscriptions: SubscriptionsTable;
+  member_tokens: MemberTokensTable;
+  processor_customers: ProcessorCustomersTable;
+  checkout_sessions: CheckoutSessionsTable;
+  webhook_events: WebhookEventsTable;
+  refunds: RefundsTable;
+  exercises: ExercisesTable;
+  workout_programs: WorkoutProgramsTable;
+  workouts: WorkoutsTable;
+  workout_exercises: WorkoutExercisesTable;
+  workout_logs: WorkoutLogsTable;
+  workout_sets: WorkoutSetsTable;
+  personal_records: PersonalRecordsTable;
+  payouts: PayoutsTable;
+  payments: PaymentsTable;
+}
+
+export type { Generated };

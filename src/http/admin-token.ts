@@ -1,0 +1,26 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { randomBase62 } from './auth.js';
+
+/**
+ * ADMIN_TOKEN when set; otherwise the token in DATA_DIR/admin-token, generated (mode 0600)
+ * on first start. The log says where it is, never what it is.
+ */
+export function resolveAdminToken(adminToken: string | undefined, dataDir: string, logger: Logger): string {
+  if (adminToken) return adminToken;
+  const file = path.join(dataDir, 'admin-token');
+  if (fs.existsSync(file)) {
+    const stored = fs.readFileSync(file, 'utf8').trim();
+    if (stored.length >= 24) {
+      logger.info({ file }, 'admin token read from file');
+      return stored;
+    }
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  const token = `tribes_admin_${randomBase62(40)}`;
+  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  logger.info({ file }, 'admin token generated; read it from this file (mode 0600)');
+  return token;
+}

@@ -1,0 +1,157 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import type { Db } from '../db/client.js';
+import type { Principal } from './auth.js';
+import { AppError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency?: { scope: string; key: string };
+  }
+}
+
+export interface IdempotencyOptions {
+  db: Db;
+  ttlHours: number;
+  /** An in-progress claim older than this is taken to be abandoned (its process died). */
+  staleAfterMs?: number;
+}
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+const scopeOf = (p: Principal | null): string =>
+  p?.kind === 'creator' ? `creator:${p.creatorId}` : p?.kind === 'member' ? `member:${p.memberId}` : (p?.kind ?? 'anonymous');
+
+function requestHash(request: FastifyRequest): string {
+  return crypto
+    .createHash('sha256')
+    .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('hex');
+}
+
+/**
+ * Idempotency-Key on POST, Stripe's way. The first request with a key claims it with an
+ * INSERT .. ON CONFLICT DO NOTHING, so of two concurrent requests exactly one executes;
+ * the other is told the key is in use. The finished response is stored and replayed byte
+ * for byte for 24 h to a retry with the same body; another body under the key is 409.
+ * Requests that fail validation or authentication never claim a key (these hooks run
+ * after both), and a 5xx releases the claim so the client can retry.
+ */
+export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptions): void {
+  const { db } = opts;
+  const staleAfterMs = opts.staleAfterMs ?? 60_000;
+  const ttl = sql`make_interval(hours => ${opts.ttlHours})`;
+
+  async function claim(scope: string, key: string, hash: string): Promise<boolean> {
+    const inserted = await db
+      .insertInto('idempotency_keys')
+      .values({ scope, key, request_hash: hash, state: 'in_progress' })
+      .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    return inserted !== undefined;
+  }
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST') return;
+    const key = request.headers['idempotency-key'];
+    if (key === undefined) return;
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+      throw new AppError('validation_error', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters without spaces.', [
+        { field: 'Idempotency-Key', message: 'is malformed' },
+      ]);
+    }
+    const scope = scopeOf(request.principal);
+    const hash = requestHash(request);
+
+    // Two rounds at most: an expired or vanished row is cleared and the claim retried once.
+    for (let round = 0; round < 2; round++) {
+      if (await claim(scope, key, hash)) {
+        request.idempotency = { scope, key };
+        return;
+      }
+      const row = await db
+        .selectFrom('idempotency_keys')
+        .select([
+          'request_hash',
+          'state',
+          'status_code',
+          'content_type',
+          'response_body',
+          'locked_at',
+          sql<boolean>`created_at < now() - ${ttl}`.as('expired'),
+          sql<boolean>`locked_at < now() - make_interval(secs => ${staleAfterMs / 1000})`.as('stale'),
+        ])
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      if (!row) continue;
+      if (row.expired) {
+        await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where(sql<boolean>`created_at < now() - ${ttl}`).execute();
+        continue;
+      }
+      if (row.request_hash !== hash) {
+        throw new AppError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+        );
+      }
+      if (row.state === 'done') {
+        reply.header('idempotent-replayed', 'true').code(row.status_code ?? 200);
+        if (row.content_type) reply.header('content-type', row.content_type);
+        return reply.send(row.response_body);
+      }
+      if (row.stale) {
+        // The request that claimed the key died before answering; take the claim over.
+        const taken = await db
+          .updateTable('idempotency_keys')
+          .set({ locked_at: new Date() })
+          .where('scope', '=', scope)
+          .where('key', '=', key)
+          .where('locked_at', '=', row.locked_at)
+          .returning('key')
+          .executeTakeFirst();
+        if (taken) {
+          request.idempotency = { scope, key };
+          return;
+        }
+      }
+      throw new AppError(
+        'idempotency_key_in_use',
+        'Another request with this Idempotency-Key is still in progress. Retry once it has finished.',
+        undefined,
+        { 'Retry-After': '1' },
+      );
+    }
+    throw new AppError('idempotency_key_in_use', 'This Idempotency-Key is changing hands; retry shortly.', undefined, { 'Retry-After': '1' });
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claimed = request.idempotency;
+    if (!claimed) return payload;
+    request.idempotency = undefined;
+    try {
+      if (reply.statusCode >= 500 || typeof payload !== 'string') {
+        await db.deleteFrom('idempotency_keys').where('scope', '=', claimed.scope).where('key', '=', claimed.key).execute();
+      } else {
+        const contentType = reply.getHeader('content-type');
+        await db
+          .updateTable('idempotency_keys')
+          .set({
+            state: 'done',
+            status_code: reply.statusCode,
+            content_type: typeof contentType === 'string' ? contentType : null,
+            response_body: payload,
+          })
+          .where('scope', '=', claimed.scope)
+          .where('key', '=', claimed.key)
+          .execute();
+      }
+    } catch (err) {
+      // The response itself is fine; a claim left in progress is taken over once stale.
+      request.log.warn({ err }, 'could not record the idempotent response');
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,60 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES } from './errors.js';
+
+/** Shared schema pieces; every route builds its OpenAPI from these. */
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID', examples: ['0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b'] });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
+
+export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
+
+export const PaginationQuery = {
+  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1.' }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' }),
+};
+
+export const Pagination = Type.Object(
+  {
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total: Type.Integer({ description: 'Items matching the query across all pages.' }),
+    pages: Type.Integer({ description: 'Number of pages (0 when there are no items).' }),
+  },
+  { $id: 'Pagination', title: 'Pagination' },
+);
+
+export const ErrorBody = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object({
+      code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c)), { description: 'Stable machine-readable code.' }),
+      message: Type.String({ description: 'What went wrong and what to do, for a person.' }),
+      details: Type.Optional(
+        Type.Array(
+          Type.Object({
+            field: Type.String({ description: 'Dotted path of the offending field, e.g. `media.0.url`.' }),
+            message: Type.String(),
+          }),
+        ),
+      ),
+    }),
+  },
+  { $id: 'Error', title: 'Error' },
+);
+
+export const Ok = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
+export const OkList = <T extends TSchema>(item: T) =>
+  Type.Object({ success: Type.Literal(true), data: Type.Array(item), pagination: Type.Ref(Pagination) });
+
+const errorRef = (description: string) => Type.Ref(ErrorBody, { description });
+
+/** Error responses every authenticated route can give; routes add their own on top. */
+export const authErrors = {
+  400: errorRef('The request failed validation; `details` names each field.'),
+  401: errorRef('Missing, malformed, unknown or revoked API key.'),
+  429: errorRef('Rate limited; wait `Retry-After` seconds.'),
+  503: errorRef('The database is unavailable; retry later.'),
+};
+export const notFoundError = { 404: errorRef('No such resource for this creator.') };
+export const conflictError = (description: string) => ({ 409: errorRef(description) });
+export const errorResponse = errorRef;

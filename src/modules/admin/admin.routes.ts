@@ -1,0 +1,77 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { adminAuth } from '../../http/auth.js';
+import { authErrors, conflictError, IdParams, notFoundError, Ok } from '../../http/schemas.js';
+import { ApiKey, CreateCreatorBody, CreatedApiKey, CreatedCreator, KeyIdParams } from './admin.schemas.js';
+import type { AdminService } from './admin.service.js';
+
+const tags = ['Admin'];
+const security = [{ adminToken: [] }];
+
+/** The operator API (DESIGN §2, pinned). Authenticated by the admin token, never by creator keys. */
+export function adminRoutes(service: AdminService, adminToken: string): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onRequest', adminAuth(adminToken));
+
+    app.post(
+      '/creators',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Create a creator',
+          description:
+            "Creates a creator and its first API key. The key is shown only in this response. E-mail is unique across creators (case-insensitive); a duplicate is 409 `email_taken`.",
+          body: CreateCreatorBody,
+          response: { 201: Ok(CreatedCreator), ...authErrors, ...conflictError('A creator with this e-mail exists.') },
+        },
+      },
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createCreator(request.body) }),
+    );
+
+    app.get(
+      '/creators/:id/api-keys',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "List a creator's API keys",
+          description: 'Every key of the creator, oldest first, revoked ones included. Secrets are never shown.',
+          params: IdParams,
+          response: { 200: Ok(Type.Array(Type.Ref(ApiKey))), ...authErrors, ...notFoundError },
+        },
+      },
+      async (request) => ({ success: true as const, data: await service.listApiKeys(request.params.id) }),
+    );
+
+    app.post(
+      '/creators/:id/api-keys',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Issue another API key',
+          description: 'A new key for the creator, shown only in this response. Older keys keep working until revoked, so keys can be rotated without downtime.',
+          params: IdParams,
+          response: { 201: Ok(CreatedApiKey), ...authErrors, ...notFoundError },
+        },
+      },
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createApiKey(request.params.id) }),
+    );
+
+    app.delete(
+      '/api-keys/:key_id',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Revoke an API key',
+          description: 'Revokes the key; requests made with it fail with 401 from the next request on. Revoking a revoked key changes nothing and answers 200.',
+          params: KeyIdParams,
+          response: { 200: Ok(Type.Ref(ApiKey)), ...authErrors, ...notFoundError },
+        },
+      },
+      async (request) => ({ success: true as const, data: await service.revokeApiKey(request.params.key_id) }),
+    );
+
+  };
+}

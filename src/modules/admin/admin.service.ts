@@ -1,0 +1,87 @@
+import { uniqueViolation } from '../../db/errors.js';
+import type { Db } from '../../db/client.js';
+import { newId } from '../../db/ids.js';
+import { iso, isoOrNull } from '../../db/tx.js';
+import { generateApiKey } from '../../http/auth.js';
+import { AppError, notFound } from '../../http/errors.js';
+import type { Processor } from '../../processor/processor.js';
+import type { CreatorsRepo } from '../creators/creators.repo.js';
+import type { CreateCreatorBody } from './admin.schemas.js';
+
+type CreatorRow = NonNullable<Awaited<ReturnType<CreatorsRepo['findCreator']>>>;
+type ApiKeyRow = Awaited<ReturnType<CreatorsRepo['insertApiKey']>>;
+
+export const presentCreator = (c: CreatorRow) => ({
+  id: c.id,
+  name: c.name,
+  email: c.email,
+  processor_account_id: c.processor_account_id,
+  created_at: iso(c.created_at),
+});
+
+export const presentApiKey = (k: ApiKeyRow) => ({
+  id: k.id,
+  creator_id: k.creator_id,
+  prefix: k.prefix,
+  created_at: iso(k.created_at),
+  revoked_at: isoOrNull(k.revoked_at),
+});
+
+export interface AdminDeps {
+  db: Db;
+  creators: CreatorsRepo;
+  processor: Processor;
+}
+
+const emailTaken = (email: string) =>
+  new AppError('email_taken', `A creator with e-mail ${email} already exists.`, [{ field: 'email', message: 'is already taken' }]);
+
+export function createAdminService({ db, creators, processor }: AdminDeps) {
+  return {
+    /**
+     * A creator, its connected account at the processor and its first API key. The account
+     * is opened first (outside any transaction; keyed by the new creator id so a retry
+     * cannot open two); the creator and key are then written together or not at all.
+     */
+    async createCreator(input: CreateCreatorBody) {
+      const email = input.email.trim();
+      const name = input.name.trim();
+      if (await creators.findCreatorByEmail(email)) throw emailTaken(email);
+      const creatorId = newId();
+      const accountId = await processor.createConnectedAccount({ creatorId, email, name });
+      const key = generateApiKey();
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const creator = await creators.insertCreator({ id: creatorId, name, email, processor_account_id: accountId }, trx);
+          const apiKey = await creators.insertApiKey(creatorId, { id: newId(), key_hash: key.hash, prefix: key.prefix }, trx);
+          return { creator: presentCreator(creator), api_key: key.key, api_key_id: apiKey.id };
+        });
+      } catch (err) {
+        if (uniqueViolation(err) === 'creators_email_key') throw emailTaken(email);
+        throw err;
+      }
+    },
+
+    async createApiKey(creatorId: string) {
+      const creator = await creators.findCreator(creatorId);
+      if (!creator) throw notFound('Creator');
+      const key = generateApiKey();
+      const row = await creators.insertApiKey(creatorId, { id: newId(), key_hash: key.hash, prefix: key.prefix });
+      return { ...presentApiKey(row), api_key: key.key };
+    },
+
+    async listApiKeys(creatorId: string) {
+      const creator = await creators.findCreator(creatorId);
+      if (!creator) throw notFound('Creator');
+      return (await creators.listApiKeys(creatorId)).map(presentApiKey);
+    },
+
+    async revokeApiKey(keyId: string) {
+      const row = await creators.revokeApiKey(keyId);
+      if (!row) throw notFound('API key');
+      return presentApiKey(row);
+    },
+  };
+}
+
+export type AdminService = ReturnType<typeof createAdminService>;

@@ -1,0 +1,106 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Db } from '../../db/client.js';
+import { isoOrNull, iso } from '../../db/tx.js';
+import { sql } from 'kysely';
+import { offsetOf, paginated } from '../../http/pagination.js';
+import { conflictError, errorResponse, notFoundError, Ok, OkList, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { memberOf } from '../members/member-auth.js';
+import { memberAuthErrors, memberSecurity } from '../members/members.schemas.js';
+import type { CheckoutService } from './checkout.service.js';
+
+const tags = ['Member billing'];
+
+const CheckoutSession = Type.Object({
+  id: Uuid,
+  url: Type.String({ description: 'The hosted checkout page: send the member there to pay.' }),
+  processor_session_id: Type.String(),
+  tier_id: Uuid,
+  status: Type.Union([Type.Literal('open'), Type.Literal('complete'), Type.Literal('expired')]),
+  created_at: Timestamp,
+});
+
+const MemberSubscription = Type.Object({
+  id: Uuid,
+  community_id: Uuid,
+  community_name: Type.String(),
+  tier_id: Uuid,
+  tier_name: Type.String(),
+  status: Type.String(),
+  price_cents: Type.Integer(),
+  billing_period: Type.String(),
+  current_period_end: Type.Union([Timestamp, Type.Null()]),
+  cancel_at_period_end: Type.Boolean(),
+  trial_end: Type.Union([Timestamp, Type.Null()]),
+  created_at: Timestamp,
+});
+
+/** The member app's billing: open a hosted checkout, see one's own subscriptions. */
+export function memberBillingRoutes(service: CheckoutService, db: Db): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/checkout-sessions',
+      {
+        schema: {
+          tags,
+          security: memberSecurity,
+          summary: 'Open a hosted checkout for a tier',
+          description:
+            "Opens the processor's hosted checkout on the tier's current price (with its trial), on the creator's account with the 10% platform fee. Send the member to `url`. The subscription appears once the processor confirms payment. 409 when the community is paused (`community_paused`), the tier is inactive (`tier_inactive`) or the member already holds a live subscription to it (`already_subscribed`).",
+          body: Type.Object({ tier_id: Uuid }, { additionalProperties: false }),
+          response: {
+            201: Ok(CheckoutSession),
+            ...memberAuthErrors,
+            ...notFoundError,
+            ...conflictError('Paused community, inactive tier, or already subscribed.'),
+            502: errorResponse('The payment processor failed; retry.'),
+          },
+        },
+      },
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.open(memberOf(request), request.body.tier_id) }),
+    );
+
+    app.get(
+      '/subscriptions',
+      {
+        schema: {
+          tags,
+          security: memberSecurity,
+          summary: "The member's own subscriptions",
+          description: "Every subscription of the signed-in member, across creators, newest first (ties by id), paginated. Creators' internal notes are never included.",
+          querystring: Type.Object(PaginationQuery, { additionalProperties: false }),
+          response: { 200: OkList(MemberSubscription), ...memberAuthErrors },
+        },
+      },
+      async (request) => {
+        const memberId = memberOf(request);
+        const { n: total } = await db
+          .selectFrom('subscriptions')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .where('member_id', '=', memberId)
+          .executeTakeFirstOrThrow();
+        const rows = await db
+          .selectFrom('subscriptions as s')
+          .innerJoin('tiers as t', 't.id', 's.tier_id')
+          .innerJoin('communities as c', 'c.id', 's.community_id')
+          .select([
+            's.id', 's.community_id', 'c.name as community_name', 's.tier_id', 't.name as tier_name', 's.status', 's.price_cents', 's.billing_period',
+            's.current_period_end', 's.cancel_at_period_end', 's.trial_end', 's.created_at',
+          ])
+          .where('s.member_id', '=', memberId)
+          .orderBy('s.created_at', 'desc')
+          .orderBy('s.id', 'desc')
+          .offset(offsetOf(request.query))
+          .limit(request.query.limit)
+          .execute();
+        const data = rows.map((r) => ({
+          ...r,
+          price_cents: Number(r.price_cents),
+          current_period_end: isoOrNull(r.current_period_end),
+          trial_end: isoOrNull(r.trial_end),
+          created_at: iso(r.created_at),
+        }));
+        return paginated(data, total, request.query);
+      },
+    );
+  };
+}

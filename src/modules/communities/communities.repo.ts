@@ -1,0 +1,107 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/tx.js';
+import type { CommunityCategory } from '../../db/types.js';
+
+export interface CommunityWrite {
+  name?: string;
+  description?: string | null;
+  category?: CommunityCategory;
+  is_public?: boolean;
+  cover_image_url?: string | null;
+}
+
+/**
+ * Communities of one creator. Every query is scoped by creator_id first, so another
+ * creator's id simply finds nothing.
+ */
+export function createCommunitiesRepo(db: Executor) {
+  /** A community row plus its live figures, computed from the subscription mirror. */
+  const withStats = (trx: Executor, creatorId: string) =>
+    trx
+      .selectFrom('communities as c')
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('subscriptions as s')
+            .select([
+              sql<number>`(count(distinct s.member_id) filter (where s.status <> 'canceled'))::int`.as('members_count'),
+              sql<number>`(count(*) filter (where s.status = 'active'))::int`.as('active_subscribers'),
+              sql<number>`coalesce(sum(monthly_cents(s.price_cents, s.billing_period)) filter (where s.status in ('active', 'past_due')), 0)::bigint`.as(
+                'mrr_cents',
+              ),
+            ])
+            .whereRef('s.creator_id', '=', 'c.creator_id')
+            .whereRef('s.community_id', '=', 'c.id')
+            .as('stats'),
+        (join) => join.onTrue(),
+      )
+      .selectAll('c')
+      .select(['stats.members_count', 'stats.active_subscribers', 'stats.mrr_cents'])
+      .where('c.creator_id', '=', creatorId);
+
+  return {
+    async findWithStats(creatorId: string, id: string, trx: Executor = db) {
+      return withStats(trx, creatorId).where('c.id', '=', id).executeTakeFirst();
+    },
+
+    /** Newest first; ties on created_at broken by id so pages never overlap. */
+    async listWithStats(
+      creatorId: string,
+      opts: { offset: number; limit: number; status?: 'active' | 'paused' },
+      trx: Executor = db,
+    ) {
+      let q = withStats(trx, creatorId);
+      if (opts.status) q = q.where('c.status', '=', opts.status);
+      return q.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').offset(opts.offset).limit(opts.limit).execute();
+    },
+
+    /** Just the status, optionally locking the row for the rest of the transaction. */
+    async findStatus(creatorId: string, id: string, trx: Executor = db, opts: { lock?: boolean } = {}) {
+      let q = trx.selectFrom('communities').select(['id', 'status']).where('creator_id', '=', creatorId).where('id', '=', id);
+      if (opts.lock) q = q.forUpdate();
+      return q.executeTakeFirst();
+    },
+
+    async count(creatorId: string, opts: { status?: 'active' | 'paused' }, trx: Executor = db) {
+      let q = trx.selectFrom('communities').select(sql<number>`count(*)::int`.as('n')).where('creator_id', '=', creatorId);
+      if (opts.status) q = q.where('status', '=', opts.status);
+      return (await q.executeTakeFirstOrThrow()).n;
+    },
+
+    async insert(
+      creatorId: string,
+      row: { id: string; slug: string; name: string; category: CommunityCategory } & CommunityWrite,
+      trx: Executor = db,
+    ) {
+      await trx
+        .insertInto('communities')
+        .values({ ...row, creator_id: creatorId })
+        .execute();
+    },
+
+    /** Applies the changes and locks the row; undefined when the creator has no such community. */
+    async update(creatorId: string, id: string, changes: CommunityWrite, trx: Executor = db) {
+      return trx
+        .updateTable('communities')
+        .set({ ...changes, updated_at: new Date() })
+        .where('creator_id', '=', creatorId)
+        .where('id', '=', id)
+        .returning(['id', 'status'])
+        .executeTakeFirst();
+    },
+
+    async setStatus(creatorId: string, id: string, status: 'active' | 'paused', trx: Executor = db) {
+      return trx
+        .updateTable('communities')
+        .set({ status, paused_at: status === 'paused' ? new Date() : null, updated_at: new Date() })
+        .where('creator_id', '=', creatorId)
+        .where('id', '=', id)
+        .where('status', '<>', status)
+        .returning(['id'])
+        .executeTakeFirst();
+    },
+  };
+}
+
+export type CommunitiesRepo = ReturnType<typeof createCommunitiesRepo>;
+export type CommunityWithStats = NonNullable<Awaited<ReturnType<CommunitiesRepo['findWithStats']>>>;

@@ -1,0 +1,50 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PaginationQuery, Uuid } from '../../http/schemas.js';
+import { CATEGORIES } from '../communities/communities.schemas.js';
+
+const Category = Type.Union(
+  CATEGORIES.map((c) => Type.Literal(c)),
+  { description: 'One of: ' + CATEGORIES.join(', ') + '.' },
+);
+
+/**
+ * A tier as a prospective member sees it: what it costs and gives. No processor ids, no
+ * subscriber counts.
+ */
+const PublicTier = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  price_cents: Type.Integer({ description: 'Price per billing period, in cents.' }),
+  currency: Type.String({ description: 'ISO 4217 code, lower case.' }),
+  billing_period: Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]),
+  trial_days: Type.Integer({ description: 'Free days before the first charge.' }),
+  benefits: Type.Array(Type.String()),
+  level: Type.Union([Type.Integer(), Type.Null()], { description: "The creator's explicit rank for the tier, if any (see the tier order)." }),
+});
+
+/** A community as the public sees it: a presenter-made shape, never the creator's row or figures. */
+export const DiscoverCommunity = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    slug: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    category: Category,
+    cover_image_url: Type.Union([Type.String(), Type.Null()]),
+    tiers: Type.Array(PublicTier, {
+      description:
+        'Active tiers, lowest first in the tier order: by explicit `level` when the creator set any, else by monthly-normalised price, then age.',
+    }),
+  },
+  { $id: 'DiscoverCommunity', title: 'DiscoverCommunity' },
+);
+
+export const DiscoverQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    category: Type.Optional(Category),
+    q: Type.Optional(Type.String({ maxLength: 100, description: 'Text to find in the name or description (a substring, any case); up to 100 characters.' })),
+  },
+  { additionalProperties: false },
+);
+export type DiscoverQuery = Static<typeof DiscoverQuery>;

@@ -1,0 +1,63 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/tx.js';
+
+const PUBLIC_COLUMNS = ['id', 'name', 'email', 'avatar_url', 'created_at'] as const;
+
+/**
+ * Member accounts and their tokens. A member is one person across creators, so unlike the
+ * tenant repos these queries are keyed by the member, never by a creator.
+ */
+export function createMembersRepo(db: Executor) {
+  return {
+    async findById(id: string, trx: Executor = db) {
+      return trx.selectFrom('members').select(PUBLIC_COLUMNS).where('id', '=', id).executeTakeFirst();
+    },
+
+    /** The account with this e-mail, any case; lower() on both sides matches the unique index members_email_key. */
+    async findByEmailWithHash(email: string, trx: Executor = db) {
+      return trx
+        .selectFrom('members')
+        .select([...PUBLIC_COLUMNS, 'password_hash'])
+        .where(sql<string>`lower(email)`, '=', sql<string>`lower(${email})`)
+        .executeTakeFirst();
+    },
+
+    async insert(row: { id: string; name: string; email: string; password_hash: string }, trx: Executor = db) {
+      return trx.insertInto('members').values(row).returning(PUBLIC_COLUMNS).executeTakeFirstOrThrow();
+    },
+
+    /** Stores a new token's digest; expiry is computed by the database clock, the same clock that checks it. */
+    async insertToken(row: { id: string; member_id: string; token_hash: Buffer }, ttlMs: number, trx: Executor = db) {
+      return trx
+        .insertInto('member_tokens')
+        .values({ ...row, expires_at: sql<Date>`now() + make_interval(secs => ${ttlMs / 1000})` })
+        .returning(['expires_at'])
+        .executeTakeFirstOrThrow();
+    },
+
+    async findActiveToken(hash: Buffer, trx: Executor = db) {
+      return trx
+        .selectFrom('member_tokens')
+        .select(['id', 'member_id', 'token_hash'])
+        .where('token_hash', '=', hash)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`)
+        .executeTakeFirst();
+    },
+
+    /** Revokes one token of this member; revoking twice keeps the first time. */
+    async revokeToken(memberId: string, hash: Buffer, trx: Executor = db) {
+      const result = await trx
+        .updateTable('member_tokens')
+        .set({ revoked_at: new Date() })
+        .where('member_id', '=', memberId)
+        .where('token_hash', '=', hash)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+  };
+}
+
+export type MembersRepo = ReturnType<typeof createMembersRepo>;
+export type MemberRow = NonNullable<Awaited<ReturnType<MembersRepo['findById']>>>;

@@ -1,0 +1,111 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/client.js';
+import { newId } from '../../db/ids.js';
+import { iso, isoOrNull } from '../../db/tx.js';
+import type { PayoutStatus } from '../../db/types.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { offsetOf, paginated } from '../../http/pagination.js';
+import type { Processor } from '../../processor/processor.js';
+import { readLedger } from './ledger.js';
+import type { PayoutSync } from './payout-sync.js';
+import type { ListPayoutsQuery, ManualPayoutBody } from './payouts.schemas.js';
+import { nextAutoPayoutAt } from './schedule.js';
+
+type PayoutRow = { id: string; amount_cents: number; currency: string; status: PayoutStatus; method: 'automatic' | 'manual'; arrival_date: Date | null; failure_reason: string | null; processor_payout_id: string; created_at: Date | string };
+
+export const presentPayout = (p: PayoutRow) => ({
+  id: p.id,
+  amount_cents: Number(p.amount_cents),
+  currency: p.currency,
+  status: p.status,
+  method: p.method,
+  arrival_date: isoOrNull(p.arrival_date),
+  failure_reason: p.failure_reason,
+  processor_payout_id: p.processor_payout_id,
+  created_at: iso(p.created_at),
+});
+
+export function createPayoutsService(deps: { db: Db; processor: Processor; payoutSync: PayoutSync; currency: string; minimumCents: number }) {
+  const { db, processor, payoutSync, currency, minimumCents } = deps;
+
+  /** The account and its schedule; read from the processor once if no account.updated arrived yet. */
+  async function accountOf(creatorId: string) {
+    const creator = await db
+      .selectFrom('creators')
+      .select(['processor_account_id', 'payout_schedule', 'payout_schedule_anchor'])
+      .where('id', '=', creatorId)
+      .executeTakeFirst();
+    if (!creator?.processor_account_id) throw new AppError('conflict', 'This creator has no payment processor account.');
+    let { payout_schedule: interval, payout_schedule_anchor: anchor } = creator;
+    if (!interval) {
+      const schedule = (await processor.retrieveAccount(creator.processor_account_id)).settings?.payouts?.schedule;
+      interval = schedule?.interval ?? 'daily';
+      anchor = { ...(schedule?.weekly_anchor ? { weekly_anchor: schedule.weekly_anchor } : {}), ...(schedule?.monthly_anchor ? { monthly_anchor: schedule.monthly_anchor } : {}) };
+      await db.updateTable('creators').set({ payout_schedule: interval, payout_schedule_anchor: JSON.stringify(anchor) }).where('id', '=', creatorId).execute();
+    }
+    return { account: creator.processor_account_id, interval, anchor };
+  }
+
+  return {
+    async balance(creatorId: string) {
+      const { account, interval, anchor } = await accountOf(creatorId);
+      const ledger = await readLedger(processor, account, currency);
+      return {
+        currency,
+        available_cents: ledger.balance.available_cents,
+        pending_cents: ledger.balance.pending_cents,
+        this_month_received_cents: ledger.this_month_net_cents,
+        all_time_cents: ledger.all_time_net_cents,
+        next_auto_payout_at: isoOrNull(nextAutoPayoutAt(interval, anchor, new Date())),
+        payout_schedule: interval as 'daily' | 'weekly' | 'monthly' | 'manual',
+      };
+    },
+
+    async ledger(creatorId: string) {
+      const { account } = await accountOf(creatorId);
+      return readLedger(processor, account, currency);
+    },
+
+    async list(creatorId: string, q: ListPayoutsQuery) {
+      let base = db.selectFrom('payouts').where('creator_id', '=', creatorId);
+      if (q.status) base = base.where('status', '=', q.status);
+      const [rows, total] = await Promise.all([
+        base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(offsetOf(q)).limit(q.limit).execute(),
+        base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return paginated(rows.map(presentPayout), total.n, q);
+    },
+
+    async get(creatorId: string, id: string) {
+      const row = await db.selectFrom('payouts').selectAll().where('creator_id', '=', creatorId).where('id', '=', id).executeTakeFirst();
+      if (!row) throw notFound('Payout');
+      return presentPayout(row);
+    },
+
+    async manual(creatorId: string, body: ManualPayoutBody) {
+      const { account, interval } = await accountOf(creatorId);
+      if (interval !== 'manual') {
+        throw new AppError(
+          'manual_payouts_disabled',
+          `Manual payouts are available only when the payout schedule is manual; it is ${interval}. Change it in your payment processor dashboard (payout settings).`,
+        );
+      }
+      if (body.amount_cents < minimumCents) {
+        throw new AppError('amount_below_minimum', `The minimum manual payout is ${minimumCents} cents.`, [{ field: 'amount_cents', message: `must be at least ${minimumCents}` }]);
+      }
+      const balance = await processor.retrieveBalance(account);
+      const available = balance.available.find((b) => b.currency === currency)?.amount ?? 0;
+      if (body.amount_cents > available) {
+        throw new AppError('insufficient_balance', `Only ${available} cents are available to pay out.`, [
+          { field: 'amount_cents', message: `exceeds the available balance of ${available}` },
+        ]);
+      }
+      const seq = await payoutSync.nextSeq();
+      const payout = await processor.createPayout(account, { amountCents: body.amount_cents, currency, idempotencyKey: `manual-payout-${newId()}` });
+      const written = await db.transaction().execute((trx) => payoutSync.apply(trx, account, seq, payout));
+      return this.get(creatorId, written!.id);
+    },
+  };
+}
+
+export type PayoutsService = ReturnType<typeof createPayoutsService>;

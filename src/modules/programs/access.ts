@@ -1,0 +1,17 @@
+import type { Executor } from '../../db/tx.js';
+
+/** Subscription statuses that open a community's programs and logging (DESIGN §7: live). */
+export const LIVE_STATUSES = ['trialing', 'active', 'past_due'] as const;
+
+/** Whether the member holds a live subscription to the community (index subscriptions_member_live_idx). */
+export async function hasLiveSubscription(trx: Executor, memberId: string, communityId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('subscriptions')
+    .select('id')
+    .where('member_id', '=', memberId)
+    .where('community_id', '=', communityId)
+    .where('status', 'in', LIVE_STATUSES)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

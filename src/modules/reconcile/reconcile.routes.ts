@@ -1,0 +1,47 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { adminAuth } from '../../http/auth.js';
+import { authErrors, Ok } from '../../http/schemas.js';
+import type { Reconciler } from './reconcile.service.js';
+
+/** Operator trigger for reconciliation (the CLI's `reconcile`); it also runs on a schedule. */
+export function reconcileRoutes(reconciler: Reconciler, adminToken: string): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onRequest', adminAuth(adminToken));
+    app.post(
+      '/reconcile',
+      {
+        schema: {
+          tags: ['Admin'],
+          security: [{ adminToken: [] }],
+          summary: 'Reconcile with the processor now',
+          querystring: Type.Object(
+            { creator_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only this creator.' })) },
+            { additionalProperties: false },
+          ),
+          description:
+            'Processes due webhook events, re-reads every subscription of every connected account into the mirror, and re-applies community pauses. Answers what it checked and fixed. Also runs every RECONCILE_INTERVAL_MS.',
+          response: {
+            200: Ok(
+              Type.Object({
+                creators: Type.Integer(),
+                subscriptions_checked: Type.Integer(),
+                subscriptions_fixed: Type.Integer({ description: 'Mirror rows that differed from the processor and were corrected (or were missing).' }),
+                pause_fixes: Type.Integer({ description: 'Subscriptions of paused communities set to cancel at period end.' }),
+                payouts_fixed: Type.Integer({ description: 'Payout mirror rows corrected or added.' }),
+                payments_added: Type.Integer({ description: 'Paid invoices that were missing from the mirror.' }),
+                refunds_added: Type.Integer({ description: 'Refunds (made here or in the processor dashboard) that were missing from the mirror.' }),
+                events_processed: Type.Integer(),
+                errors: Type.Integer(),
+              }),
+            ),
+            ...authErrors,
+          },
+        },
+      },
+      async (request) => ({
+        success: true as const,
+        data: await reconciler.run(request.query.creator_id ? { creatorId: request.query.creator_id } : {}),
+      }),
+    );
+  };
+}

@@ -1,0 +1,88 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client.js';
+import type { Processor } from '../../processor/processor.js';
+import type { PayoutSync } from '../payouts/payout-sync.js';
+import type { PaymentsSync } from '../subscriptions/payments-sync.js';
+import type { SubscriptionsService } from '../subscriptions/subscriptions.service.js';
+import type { SubscriptionSync } from '../subscriptions/sync.js';
+import type { Inbox } from '../webhooks/inbox.js';
+
+export interface ReconcileReport {
+  creators: number;
+  subscriptions_checked: number;
+  subscriptions_fixed: number;
+  pause_fixes: number;
+  payouts_fixed: number;
+  payments_added: number;
+  refunds_added: number;
+  events_processed: number;
+  errors: number;
+}
+
+/**
+ * Compares the mirror with the processor and heals drift, so a lost webhook costs nothing:
+ * replays due inbox events, re-reads every subscription, payout, paid invoice and refund of
+ * every connected account, and re-applies community pauses the processor does not reflect yet.
+ */
+export function createReconciler(deps: {
+  db: Db;
+  processor: Processor;
+  sync: SubscriptionSync;
+  payoutSync: PayoutSync;
+  payments: PaymentsSync;
+  subscriptions: SubscriptionsService;
+  inbox: Inbox;
+  logger: Logger;
+}) {
+  const { db, processor, sync, payoutSync, payments, subscriptions, inbox, logger } = deps;
+
+  async function creatorPage(afterId: string | null, only?: string) {
+    let q = db.selectFrom('creators').select(['id', 'processor_account_id']).where('processor_account_id', 'is not', null);
+    if (only) q = q.where('id', '=', only);
+    if (afterId) q = q.where('id', '>', afterId);
+    return q.orderBy('id').limit(100).execute();
+  }
+
+  async function reconcileCreator(creatorId: string, account: string, report: ReconcileReport) {
+    // One sequence number before listing: any read that starts later is newer and wins.
+    const seq = await sync.nextSeq();
+    for await (const subscription of processor.allSubscriptions(account)) {
+      report.subscriptions_checked++;
+      const result = await db.transaction().execute((trx) => sync.apply(trx, account, { seq, subscription }));
+      if (result?.changed) report.subscriptions_fixed++;
+    }
+    const paused = await db.selectFrom('communities').select('id').where('creator_id', '=', creatorId).where('status', '=', 'paused').execute();
+    for (const community of paused) report.pause_fixes += await subscriptions.propagatePause(creatorId, community.id, true);
+    report.payouts_fixed += await payoutSync.reconcile(account);
+    const added = await payments.reconcile(account);
+    report.payments_added += added.payments;
+    report.refunds_added += added.refunds;
+  }
+
+  return {
+    /** Every creator, or only `creatorId` (an operator looking into one account). */
+    async run(opts: { creatorId?: string } = {}): Promise<ReconcileReport> {
+      const report: ReconcileReport = { creators: 0, subscriptions_checked: 0, subscriptions_fixed: 0, pause_fixes: 0, payouts_fixed: 0, payments_added: 0, refunds_added: 0, events_processed: 0, errors: 0 };
+      report.events_processed = await inbox.drain();
+      let after: string | null = null;
+      for (;;) {
+        const page = await creatorPage(after, opts.creatorId);
+        if (page.length === 0) break;
+        for (const creator of page) {
+          report.creators++;
+          try {
+            await reconcileCreator(creator.id, creator.processor_account_id!, report);
+          } catch (err) {
+            report.errors++;
+            logger.warn({ err, creator: creator.id }, 'reconciliation of a creator failed; the next run retries');
+          }
+        }
+        after = page[page.length - 1]!.id;
+      }
+      logger.info({ report }, 'reconciliation finished');
+      return report;
+    },
+  };
+}
+
+export type Reconciler = ReturnType<typeof createReconciler>;

@@ -1,0 +1,105 @@
+import { sql } from 'kysely';
+import type Stripe from 'stripe';
+import type { Db } from '../../db/client.js';
+import { newId } from '../../db/ids.js';
+import type { Executor } from '../../db/tx.js';
+import type { Processor } from '../../processor/processor.js';
+
+type InvoiceWithLinks = Stripe.Invoice & {
+  parent?: { subscription_details?: { subscription?: string | { id: string } | null } | null } | null;
+  payments?: { data: Array<{ payment?: { payment_intent?: string | { id: string } | null } }> };
+};
+
+const idOf = (v: string | { id: string } | null | undefined) => (typeof v === 'string' ? v : v?.id);
+
+/**
+ * Paid invoices and their refunds, mirrored so that a refund made anywhere — this API or
+ * the processor's dashboard — shows up against its subscription. A payment row links the
+ * processor's payment intent back to our subscription; refunds find their way through it.
+ */
+export function createPaymentsSync({ db, processor }: { db: Db; processor: Processor }) {
+  /** Records a paid invoice of a mirrored subscription; true when it was new. */
+  async function applyInvoice(trx: Executor, invoice: Stripe.Invoice): Promise<boolean> {
+    const inv = invoice as InvoiceWithLinks;
+    const subscriptionId = idOf(inv.parent?.subscription_details?.subscription);
+    const paymentIntent = idOf(inv.payments?.data[0]?.payment?.payment_intent);
+    if (invoice.status !== 'paid' || !subscriptionId || !paymentIntent || !invoice.id) return false;
+    const sub = await trx.selectFrom('subscriptions').select(['id', 'creator_id']).where('processor_subscription_id', '=', subscriptionId).executeTakeFirst();
+    if (!sub) return false;
+    const inserted = await trx
+      .insertInto('payments')
+      .values({
+        id: newId(),
+        creator_id: sub.creator_id,
+        subscription_id: sub.id,
+        processor_invoice_id: invoice.id,
+        processor_payment_intent_id: paymentIntent,
+        amount_cents: invoice.amount_paid,
+        currency: invoice.currency,
+        paid_at: new Date((invoice.status_transitions?.paid_at ?? invoice.created) * 1000),
+      })
+      .onConflict((oc) => oc.column('processor_invoice_id').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return inserted !== undefined;
+  }
+
+  /** Mirrors the refunds of one payment intent; returns how many were new. */
+  async function applyRefunds(trx: Executor, paymentIntent: string, refunds: Stripe.Refund[]): Promise<number> {
+    const payment = await trx
+      .selectFrom('payments')
+      .select(['creator_id', 'subscription_id'])
+      .where('processor_payment_intent_id', '=', paymentIntent)
+      .executeTakeFirst();
+    if (!payment) return 0;
+    let added = 0;
+    for (const refund of refunds) {
+      const row = await trx
+        .insertInto('refunds')
+        .values({
+          id: newId(),
+          creator_id: payment.creator_id,
+          subscription_id: payment.subscription_id,
+          amount_cents: refund.amount,
+          currency: refund.currency,
+          status: refund.status ?? 'succeeded',
+          processor_refund_id: refund.id,
+          processor_charge_id: idOf(refund.charge) ?? null,
+          created_at: new Date(refund.created * 1000),
+        })
+        .onConflict((oc) => oc.column('processor_refund_id').doUpdateSet({ status: refund.status ?? 'succeeded' }))
+        // xmax = 0 only on a freshly inserted row version: tells an insert from an update.
+        .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
+        .executeTakeFirst();
+      if (row?.inserted) added++;
+    }
+    return added;
+  }
+
+  return {
+    applyInvoice,
+    applyRefunds,
+    /** Reads the refunds of a payment intent now (for charge.refunded); write with the returned effect. */
+    async readRefunds(account: string, paymentIntent: string) {
+      const refunds = (await processor.refundsOfPayment(account, paymentIntent)).data;
+      return (trx: Executor) => applyRefunds(trx, paymentIntent, refunds);
+    },
+    /** Every paid invoice and refund of an account (reconciliation); returns what was new. */
+    async reconcile(account: string) {
+      let payments = 0;
+      for await (const invoice of processor.paidInvoices(account)) {
+        if (await db.transaction().execute((trx) => applyInvoice(trx, invoice))) payments++;
+      }
+      const byIntent = new Map<string, Stripe.Refund[]>();
+      for await (const refund of processor.refunds(account)) {
+        const pi = idOf(refund.payment_intent);
+        if (pi) byIntent.set(pi, [...(byIntent.get(pi) ?? []), refund]);
+      }
+      let refunds = 0;
+      for (const [pi, list] of byIntent) refunds += await db.transaction().execute((trx) => applyRefunds(trx, pi, list));
+      return { payments, refunds };
+    },
+  };
+}
+
+export type PaymentsSync = ReturnType<typeof createPaymentsSync>;

@@ -1,0 +1,75 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+
+const Status = Type.Union([Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled')]);
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export const Subscription = Type.Object(
+  {
+    id: Uuid,
+    community_id: Uuid,
+    tier_id: Uuid,
+    member_id: Uuid,
+    status: Type.Union(Status.anyOf, {
+      description: '`trialing` → `active` when the trial ends and the first charge succeeds; `past_due` after a failed renewal (retried 3, 5 and 7 days after the first failure); `canceled` after the last failed retry, at the end of a period set to cancel, or on immediate cancel.',
+    }),
+    price_cents: Type.Integer({ description: 'The price this subscription is billed at (it keeps its price when the tier changes price).' }),
+    billing_period: Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]),
+    current_period_start: NullableTimestamp,
+    current_period_end: NullableTimestamp,
+    cancel_at_period_end: Type.Boolean(),
+    canceled_at: NullableTimestamp,
+    ended_at: NullableTimestamp,
+    trial_end: NullableTimestamp,
+    cancellation_reason: Type.Union([Type.String(), Type.Null()], { description: "The creator's internal note from the cancel call; never shown to the member." }),
+    created_at: Timestamp,
+    processor_subscription_id: Type.String(),
+  },
+  { $id: 'Subscription', title: 'Subscription', description: 'A mirror of the processor subscription; times are the processor’s own.' },
+);
+
+export const ListSubscriptionsQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    community_id: Type.Optional(Type.String({ format: 'uuid' })),
+    tier_id: Type.Optional(Type.String({ format: 'uuid' })),
+    member_id: Type.Optional(Type.String({ format: 'uuid' })),
+    status: Type.Optional(Status),
+  },
+  { additionalProperties: false },
+);
+export type ListSubscriptionsQuery = Static<typeof ListSubscriptionsQuery>;
+
+export const CancelBody = Type.Object(
+  {
+    immediate: Type.Optional(
+      Type.Boolean({ description: 'true: canceled now, no pro-rata refund. false or omitted: canceled at the end of the current period; access continues until then.' }),
+    ),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Internal note, kept on the subscription; never sent to the member.' })),
+  },
+  { additionalProperties: false },
+);
+export type CancelBody = Static<typeof CancelBody>;
+
+export const RefundBody = Type.Object(
+  {
+    amount_cents: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Partial refund amount; default the whole remaining amount of the last payment.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RefundBody = Static<typeof RefundBody>;
+
+export const Refund = Type.Object(
+  {
+    id: Uuid,
+    subscription_id: Uuid,
+    amount_cents: Type.Integer(),
+    currency: Type.String(),
+    status: Type.String({ description: 'The processor refund status (`succeeded`, `pending`, `failed`).' }),
+    processor_refund_id: Type.String(),
+    created_at: Timestamp,
+  },
+  { $id: 'Refund', title: 'Refund', description: 'The platform fee is reversed in proportion to the refunded amount.' },
+);

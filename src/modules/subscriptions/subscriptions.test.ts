@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { advanceDays, openCheckout, pay, simHelper, subscribe, subscriptionsOf } from '../../../test/billing-kit.js';
+import { buildTestApp, createCommunity, createCreator, createMember, createTier, json, type TestApp } from '../../../test/helpers.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp({ webhooks: true });
+});
+afterAll(() => t.close());
+
+const get = (s: { creator: { headers: Record<string, string> } }, id: string) =>
+  t.app.inject({ method: 'GET', url: `/api/v1/subscriptions/${id}`, headers: s.creator.headers });
+
+describe('subscriptions through hosted checkout', () => {
+  it('turns a paid checkout into an active subscription the creator sees, with its figures', async () => {
+    const s = await subscribe(t, { priceCents: 3000, billingPeriod: 'quarterly' });
+    expect(s.subscription).toMatchObject({
+      tier_id: s.tierId,
+      community_id: s.communityId,
+      member_id: s.member.id,
+      status: 'active',
+      price_cents: 3000,
+      billing_period: 'quarterly',
+      cancel_at_period_end: false,
+      processor_subscription_id: expect.stringMatching(/^sub_/),
+    });
+    expect(new Date(s.subscription.current_period_end).getTime()).toBeGreaterThan(new Date(s.subscription.current_period_start).getTime());
+    const community = json(await t.app.inject({ method: 'GET', url: `/api/v1/communities/${s.communityId}`, headers: s.creator.headers })).data;
+    expect(community).toMatchObject({ members_count: 1, active_subscribers: 1, mrr_cents: 1000 });
+    const own = json(await t.app.inject({ method: 'GET', url: '/api/v1/member/subscriptions', headers: s.member.headers })).data;
+    expect(own).toEqual([expect.objectContaining({ id: s.subscription.id, status: 'active', tier_id: s.tierId })]);
+  });
+
+  it('starts a trial as trialing and turns it active when the trial ends and the charge succeeds', async () => {
+    const s = await subscribe(t, { trialDays: 7 });
+    expect(s.subscription.status).toBe('trialing');
+    expect(s.subscription.trial_end).toBeTruthy();
+    await advanceDays(t, 8);
+    expect(json(await get(s, s.subscription.id)).data.status).toBe('active');
+  });
+
+  it('gives no subscription for a declined card', async () => {
+    const creator = await createCreator(t);
+    const community = await createCommunity(t, creator);
+    const tier = await createTier(t, creator, community.id);
+    const member = await createMember(t);
+    const opened = json(await openCheckout(t, member, tier.id)).data;
+    const paid = await pay(t, opened.processor_session_id, 'pm_card_chargeDeclined');
+    expect(paid.status).toBe(402);
+    expect(await subscriptionsOf(t, creator)).toEqual([]);
+  });
+
+  it('goes past_due when a renewal fails and canceled after the retries', async () => {
+    const s = await subscribe(t);
+    const customer = (await t.database.db.selectFrom('subscriptions').select('processor_customer_id').where('id', '=', s.subscription.id).executeTakeFirstOrThrow())
+      .processor_customer_id!;
+    expect((await simHelper(t, `customers/${customer}/payment_behavior`, { fail: true })).status).toBe(200);
+    await advanceDays(t, 32);
+    expect(json(await get(s, s.subscription.id)).data.status).toBe('past_due');
+    const withPastDue = json(await t.app.inject({ method: 'GET', url: `/api/v1/communities/${s.communityId}`, headers: s.creator.headers })).data;
+    expect(withPastDue.mrr_cents).toBe(5000);
+    await advanceDays(t, 8);
+    const ended = json(await get(s, s.subscription.id)).data;
+    expect(ended.status).toBe('canceled');
+  });
+
+  it('refuses checkout for a paused community, an inactive tier, or a tier already held', async () => {
+    const s = await subscribe(t);
+    const again = await openCheckout(t, s.member, s.tierId);
+    expect(again.statusCode).toBe(409);
+    expect(json(again).error.code).toBe('already_subscribed');
+    const other = await createMember(t);
+    await t.app.inject({ method: 'DELETE', url: `/api/v1/tiers/${s.tierId}`, headers: s.creator.headers });
+    expect(json(await openCheckout(t, other, s.tierId)).error.code).toBe('tier_inactive');
+    await t.app.inject({ method: 'DELETE', url: `/api/v1/communities/${s.communityId}`, headers: s.creator.headers });
+    expect(json(await openCheckout(t, other, s.tierId)).error.code).toBe('community_paused');
+  });
+});
+
+describe('cancel', () => {
+  it('at period end keeps access, stores the reason for the creator only, and ends at the period end', async () => {
+    const s = await subscribe(t);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/subscriptions/${s.subscription.id}/cancel`,
+      headers: s.creator.headers,
+      payload: { reason: 'asked by e-mail' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(json(res).data).toMatchObject({ status: 'active', cancel_at_period_end: true, cancellation_reason: 'asked by e-mail' });
+    const own = json(await t.app.inject({ method: 'GET', url: '/api/v1/member/subscriptions', headers: s.member.headers })).data;
+    expect(JSON.stringify(own)).not.toContain('asked by e-mail');
+    await advanceDays(t, 32);
+    expect(json(await get(s, s.subscription.id)).data.status).toBe('canceled');
+  });
+
+  it('immediately when asked, and answers 409 when already canceled', async () => {
+    const s = await subscribe(t);
+    const url = `/api/v1/subscriptions/${s.subscription.id}/cancel`;
+    const res = await t.app.inject({ method: 'POST', url, headers: s.creator.headers, payload: { immediate: true } });
+    expect(json(res).data).toMatchObject({ status: 'canceled' });
+    const again = await t.app.inject({ method: 'POST', url, headers: s.creator.headers, payload: {} });
+    expect(again.statusCode).toBe(409);
+    expect(json(again).error.code).toBe('subscription_canceled');
+  });
+});
+
+describe('refund', () => {
+  it('refunds the last payment once and only once, with the DESIGN result shape', async () => {
+    const s = await subscribe(t, { priceCents: 4990 });
+    const url = `/api/v1/subscriptions/${s.subscription.id}/refund`;
+    const first = await t.app.inject({ method: 'POST', url, headers: s.creator.headers });
+    expect(first.statusCode).toBe(201);
+    expect(json(first).data).toEqual({
+      id: expect.any(String),
+      subscription_id: s.subscription.id,
+      amount_cents: 4990,
+      currency: 'brl',
+      status: 'succeeded',
+      processor_refund_id: expect.stringMatching(/^re_/),
+      created_at: expect.stringMatching(/Z$/),
+    });
+    const second = await t.app.inject({ method: 'POST', url, headers: s.creator.headers });
+    expect(second.statusCode).toBe(409);
+    expect(json(second).error.code).toBe('nothing_to_refund');
+  });
+
+  it('refunds part, refuses more than remains with 422, and lets exactly one of two concurrent full refunds succeed', async () => {
+    const s = await subscribe(t, { priceCents: 5000 });
+    const url = `/api/v1/subscriptions/${s.subscription.id}/refund`;
+    const part = await t.app.inject({ method: 'POST', url, headers: s.creator.headers, payload: { amount_cents: 1500 } });
+    expect(json(part).data.amount_cents).toBe(1500);
+    const tooMuch = await t.app.inject({ method: 'POST', url, headers: s.creator.headers, payload: { amount_cents: 4000 } });
+    expect(tooMuch.statusCode).toBe(422);
+    const [a, b] = await Promise.all([
+      t.app.inject({ method: 'POST', url, headers: s.creator.headers }),
+      t.app.inject({ method: 'POST', url, headers: s.creator.headers }),
+    ]);
+    expect([a.statusCode, b.statusCode].sort()).toEqual([201, 409]);
+    const winner = [a, b].find((r) => r.statusCode === 201)!;
+    expect(json(winner).data.amount_cents).toBe(3500);
+  });
+
+  it('has nothing to refund during a trial', async () => {
+    const s = await subscribe(t, { trialDays: 14 });
+    const res = await t.app.inject({ method: 'POST', url: `/api/v1/subscriptions/${s.subscription.id}/refund`, headers: s.creator.headers });
+    expect(res.statusCode).toBe(409);
+  });
+});
+
+describe('subscription list and isolation', () => {
+  it('filters by community, tier, member and status, and hides other creators\' subscriptions', async () => {
+    const s = await subscribe(t);
+    const second = await subscribe(t, { creator: s.creator, trialDays: 3 });
+    expect((await subscriptionsOf(t, s.creator)).length).toBe(2);
+    expect((await subscriptionsOf(t, s.creator, '?status=trialing')).map((x) => x.id)).toEqual([second.subscription.id]);
+    expect((await subscriptionsOf(t, s.creator, `?community_id=${s.communityId}`)).map((x) => x.id)).toEqual([s.subscription.id]);
+    expect((await subscriptionsOf(t, s.creator, `?member_id=${second.member.id}`)).map((x) => x.id)).toEqual([second.subscription.id]);
+    const stranger = await createCreator(t);
+    expect(await subscriptionsOf(t, stranger)).toEqual([]);
+    for (const [method, url] of [
+      ['GET', `/api/v1/subscriptions/${s.subscription.id}`],
+      ['POST', `/api/v1/subscriptions/${s.subscription.id}/cancel`],
+      ['POST', `/api/v1/subscriptions/${s.subscription.id}/refund`],
+    ] as const) {
+      expect((await t.app.inject({ method, url, headers: stranger.headers, ...(method === 'POST' ? { payload: {} } : {}) })).statusCode).toBe(404);
+    }
+  });
+});

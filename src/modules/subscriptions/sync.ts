@@ -1,0 +1,149 @@
+import { sql } from 'kysely';
+import type Stripe from 'stripe';
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client.js';
+import { newId } from '../../db/ids.js';
+import type { Executor } from '../../db/tx.js';
+import type { BillingPeriod, SubscriptionStatus } from '../../db/types.js';
+import type { Processor } from '../../processor/processor.js';
+
+/**
+ * The subscription mirror. The service never trusts an event's payload for state it keeps:
+ * it re-reads the subscription from the processor and writes what it read. Reads are
+ * numbered from a database sequence taken *before* each read, and a row only accepts a
+ * read numbered after the one it holds — so a slow, older read (a reordered or duplicated
+ * delivery, a concurrent worker) can never move a subscription backwards.
+ */
+export interface ProcessorRead {
+  seq: number;
+  subscription: Stripe.Subscription;
+}
+
+const STATUS: Record<string, SubscriptionStatus> = {
+  trialing: 'trialing',
+  active: 'active',
+  past_due: 'past_due',
+  unpaid: 'past_due',
+  incomplete: 'past_due',
+  paused: 'past_due',
+  canceled: 'canceled',
+  incomplete_expired: 'canceled',
+};
+
+function billingPeriodOf(price: Stripe.Price): BillingPeriod | undefined {
+  const r = price.recurring;
+  if (r?.interval === 'year' && r.interval_count === 1) return 'yearly';
+  if (r?.interval === 'month' && r.interval_count === 3) return 'quarterly';
+  if (r?.interval === 'month' && r.interval_count === 1) return 'monthly';
+  return undefined;
+}
+
+const toDate = (unix: number | null | undefined) => (unix ? new Date(unix * 1000) : null);
+
+export function createSubscriptionSync({ db, processor, logger }: { db: Db; processor: Processor; logger: Logger }) {
+  async function nextSeq(): Promise<number> {
+    const { rows } = await sql<{ seq: number }>`select nextval('processor_sync_seq')::bigint as seq`.execute(db);
+    return Number(rows[0]!.seq);
+  }
+
+  /** Reads the subscription now; the sequence number is taken before the read on purpose. */
+  async function read(account: string, processorSubscriptionId: string): Promise<ProcessorRead> {
+    const seq = await nextSeq();
+    return { seq, subscription: await processor.retrieveSubscription(account, processorSubscriptionId) };
+  }
+
+  /**
+   * Writes a read into the mirror (inside the caller's transaction). Returns the row id and
+   * whether anything a client can see changed; undefined when the subscription is not one of
+   * ours (unknown account, price or member) — it is logged and left alone.
+   */
+  async function apply(trx: Executor, account: string, { seq, subscription: sub }: ProcessorRead) {
+    const creator = await trx.selectFrom('creators').select('id').where('processor_account_id', '=', account).executeTakeFirst();
+    const item = sub.items.data[0];
+    const price = item?.price;
+    if (!creator || !price) return undefined;
+    const tierPrice = await trx
+      .selectFrom('tier_prices as p')
+      .innerJoin('tiers as t', 't.id', 'p.tier_id')
+      .select(['p.tier_id', 't.community_id'])
+      .where('p.creator_id', '=', creator.id)
+      .where('p.processor_price_id', '=', price.id)
+      .executeTakeFirst();
+    const customerId = typeof sub.customer === 'string' ? sub.customer : sub.customer.id;
+    const member = await trx
+      .selectFrom('processor_customers')
+      .select('member_id')
+      .where('creator_id', '=', creator.id)
+      .where('processor_customer_id', '=', customerId)
+      .executeTakeFirst();
+    const period = billingPeriodOf(price);
+    if (!tierPrice || !member || !period || price.unit_amount == null) {
+      logger.warn({ subscription: sub.id, account }, 'processor subscription does not map to a tier and member of ours; left alone');
+      return undefined;
+    }
+    const raw = sub as unknown as { current_period_start?: number; current_period_end?: number };
+    const values = {
+      status: STATUS[sub.status] ?? 'past_due',
+      price_cents: price.unit_amount,
+      billing_period: period,
+      tier_id: tierPrice.tier_id,
+      community_id: tierPrice.community_id,
+      current_period_start: toDate(item.current_period_start ?? raw.current_period_start),
+      current_period_end: toDate(item.current_period_end ?? raw.current_period_end),
+      cancel_at_period_end: sub.cancel_at_period_end,
+      canceled_at: toDate(sub.canceled_at),
+      ended_at: toDate(sub.ended_at),
+      trial_end: toDate(sub.trial_end),
+    };
+    const before = await trx
+      .selectFrom('subscriptions')
+      .select(['id', 'status', 'cancel_at_period_end', 'current_period_end', 'price_cents', 'tier_id', 'synced_seq'])
+      .where('processor_subscription_id', '=', sub.id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (before && Number(before.synced_seq) >= seq) return { id: before.id, changed: false };
+    const written = await trx
+      .insertInto('subscriptions')
+      .values({
+        id: newId(),
+        creator_id: creator.id,
+        member_id: member.member_id,
+        processor_subscription_id: sub.id,
+        processor_customer_id: customerId,
+        created_at: new Date(sub.created * 1000),
+        synced_seq: seq,
+        ...values,
+      })
+      .onConflict((oc) =>
+        oc
+          .column('processor_subscription_id')
+          .doUpdateSet({ ...values, synced_seq: seq, updated_at: new Date() })
+          .where('subscriptions.synced_seq', '<', seq),
+      )
+      .returning('id')
+      .executeTakeFirst();
+    const id = written?.id ?? before?.id;
+    if (!id) return undefined;
+    const changed =
+      !before ||
+      before.status !== values.status ||
+      before.cancel_at_period_end !== values.cancel_at_period_end ||
+      Number(before.price_cents) !== values.price_cents ||
+      before.tier_id !== values.tier_id ||
+      before.current_period_end?.getTime() !== values.current_period_end?.getTime();
+    return { id, changed };
+  }
+
+  return {
+    nextSeq,
+    read,
+    apply,
+    /** Read and write in one go (API actions, reconciliation). */
+    async sync(account: string, processorSubscriptionId: string) {
+      const fresh = await read(account, processorSubscriptionId);
+      return db.transaction().execute((trx) => apply(trx, account, fresh));
+    },
+  };
+}
+
+export type SubscriptionSync = ReturnType<typeof createSubscriptionSync>;

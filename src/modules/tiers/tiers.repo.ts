@@ -1,0 +1,108 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/tx.js';
+import type { BillingPeriod } from '../../db/types.js';
+
+export interface TierChanges {
+  name?: string;
+  price_cents?: number;
+  billing_period?: BillingPeriod;
+  trial_days?: number;
+  benefits?: string[];
+  is_active?: boolean;
+  level?: number | null;
+  processor_price_id?: string;
+}
+
+/** Tiers of one creator, every query scoped by creator_id first. */
+export function createTiersRepo(db: Executor) {
+  const withStats = (trx: Executor, creatorId: string) =>
+    trx
+      .selectFrom('tiers as t')
+      .selectAll('t')
+      .select((eb) =>
+        eb
+          .selectFrom('subscriptions as s')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .whereRef('s.creator_id', '=', 't.creator_id')
+          .whereRef('s.tier_id', '=', 't.id')
+          .where('s.status', '=', 'active')
+          .as('active_subscribers'),
+      )
+      .where('t.creator_id', '=', creatorId);
+
+  return {
+    async find(creatorId: string, id: string, trx: Executor = db) {
+      return withStats(trx, creatorId).where('t.id', '=', id).executeTakeFirst();
+    },
+
+    /** Newest first, ties by id. */
+    async list(creatorId: string, opts: { communityId?: string; isActive?: boolean; offset: number; limit: number }, trx: Executor = db) {
+      let q = withStats(trx, creatorId);
+      if (opts.communityId) q = q.where('t.community_id', '=', opts.communityId);
+      if (opts.isActive !== undefined) q = q.where('t.is_active', '=', opts.isActive);
+      return q.orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').offset(opts.offset).limit(opts.limit).execute();
+    },
+
+    async count(creatorId: string, opts: { communityId?: string; isActive?: boolean }, trx: Executor = db) {
+      let q = trx.selectFrom('tiers').select(sql<number>`count(*)::int`.as('n')).where('creator_id', '=', creatorId);
+      if (opts.communityId) q = q.where('community_id', '=', opts.communityId);
+      if (opts.isActive !== undefined) q = q.where('is_active', '=', opts.isActive);
+      return (await q.executeTakeFirstOrThrow()).n;
+    },
+
+    async insert(
+      creatorId: string,
+      row: {
+        id: string;
+        community_id: string;
+        name: string;
+        price_cents: number;
+        currency: string;
+        billing_period: BillingPeriod;
+        trial_days: number;
+        benefits: string[];
+        is_active: boolean;
+        level: number | null;
+        processor_product_id: string;
+        processor_price_id: string;
+      },
+      trx: Executor = db,
+    ) {
+      await trx
+        .insertInto('tiers')
+        .values({ ...row, benefits: JSON.stringify(row.benefits), creator_id: creatorId })
+        .execute();
+    },
+
+    /**
+     * Applies changes only if the tier still has the price it was read with, so two
+     * concurrent price changes cannot both win. Returns false when it changed meanwhile.
+     */
+    async update(creatorId: string, id: string, expectedPriceId: string, changes: TierChanges, trx: Executor = db) {
+      const { benefits, ...rest } = changes;
+      const result = await trx
+        .updateTable('tiers')
+        .set({ ...rest, ...(benefits ? { benefits: JSON.stringify(benefits) } : {}), updated_at: new Date() })
+        .where('creator_id', '=', creatorId)
+        .where('id', '=', id)
+        .where('processor_price_id', '=', expectedPriceId)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async recordPrice(
+      creatorId: string,
+      row: { processor_price_id: string; tier_id: string; price_cents: number; billing_period: BillingPeriod; currency: string },
+      trx: Executor = db,
+    ) {
+      await trx
+        .insertInto('tier_prices')
+        .values({ ...row, creator_id: creatorId })
+        .onConflict((oc) => oc.column('processor_price_id').doNothing())
+        .execute();
+    },
+  };
+}
+
+export type TiersRepo = ReturnType<typeof createTiersRepo>;
+export type TierRow = NonNullable<Awaited<ReturnType<TiersRepo['find']>>>;

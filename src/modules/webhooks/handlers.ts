@@ -1,0 +1,107 @@
+import type { Processor } from '../../processor/processor.js';
+import type { PayoutSync } from '../payouts/payout-sync.js';
+import type { PaymentsSync } from '../subscriptions/payments-sync.js';
+import type { SubscriptionSync } from '../subscriptions/sync.js';
+import type { EventHandler, ProcessorEvent } from './inbox.js';
+
+/**
+ * What the service does with each processor event. Every handler re-reads the object from
+ * the processor: a payload may be old (redelivered, reordered), the processor's answer now
+ * is not. Event types without a handler are acknowledged and ignored.
+ */
+export function createEventHandlers(deps: {
+  processor: Processor;
+  sync: SubscriptionSync;
+  payoutSync: PayoutSync;
+  payments: PaymentsSync;
+}): Record<string, EventHandler> {
+  const { processor, sync, payoutSync, payments } = deps;
+  const accountOf = (event: ProcessorEvent): string | undefined => event.account ?? undefined;
+
+  const syncSubscription = async (account: string | undefined, subscriptionId: unknown) => {
+    if (!account || typeof subscriptionId !== 'string') return undefined;
+    const fresh = await sync.read(account, subscriptionId);
+    return async (trx: Parameters<SubscriptionSync['apply']>[0]) => {
+      await sync.apply(trx, account, fresh);
+    };
+  };
+
+  const fromSubscriptionEvent: EventHandler = (event) => syncSubscription(accountOf(event), event.data.object.id);
+
+  const fromInvoiceEvent: EventHandler = (event) => {
+    const invoice = event.data.object as { subscription?: unknown; parent?: { subscription_details?: { subscription?: unknown } } };
+    return syncSubscription(accountOf(event), invoice.parent?.subscription_details?.subscription ?? invoice.subscription);
+  };
+
+  return {
+    'checkout.session.completed': async (event) => {
+      const account = accountOf(event);
+      if (!account || typeof event.data.object.id !== 'string') return undefined;
+      const session = await processor.retrieveCheckoutSession(account, event.data.object.id);
+      const subscriptionId = typeof session.subscription === 'string' ? session.subscription : session.subscription?.id;
+      const writeSubscription = await syncSubscription(account, subscriptionId);
+      return async (trx) => {
+        await writeSubscription?.(trx);
+        await trx
+          .updateTable('checkout_sessions')
+          .set({ status: session.status === 'complete' ? 'complete' : session.status === 'expired' ? 'expired' : 'open', updated_at: new Date() })
+          .where('processor_session_id', '=', session.id)
+          .execute();
+      };
+    },
+    'customer.subscription.created': fromSubscriptionEvent,
+    'customer.subscription.updated': fromSubscriptionEvent,
+    'customer.subscription.deleted': fromSubscriptionEvent,
+    'customer.subscription.trial_will_end': fromSubscriptionEvent,
+    // A paid invoice also becomes a payment row, the link a later refund is traced through.
+    'invoice.paid': async (event) => {
+      const account = accountOf(event);
+      const writeSubscription = await fromInvoiceEvent(event);
+      if (!account || typeof event.data.object.id !== 'string') return writeSubscription;
+      const invoice = await processor.retrieveInvoice(account, event.data.object.id);
+      return async (trx) => {
+        await writeSubscription?.(trx);
+        await payments.applyInvoice(trx, invoice);
+      };
+    },
+    'charge.refunded': async (event) => {
+      const account = accountOf(event);
+      const paymentIntent = event.data.object.payment_intent;
+      if (!account || typeof paymentIntent !== 'string') return undefined;
+      const write = await payments.readRefunds(account, paymentIntent);
+      return async (trx) => {
+        await write(trx);
+      };
+    },
+    'invoice.payment_failed': fromInvoiceEvent,
+    'account.updated': async (event) => {
+      const account = accountOf(event) ?? (typeof event.data.object.id === 'string' ? event.data.object.id : undefined);
+      if (!account) return undefined;
+      const schedule = (await processor.retrieveAccount(account)).settings?.payouts?.schedule;
+      const anchor = {
+        ...(schedule?.weekly_anchor ? { weekly_anchor: schedule.weekly_anchor } : {}),
+        ...(schedule?.monthly_anchor ? { monthly_anchor: schedule.monthly_anchor } : {}),
+      };
+      return async (trx) => {
+        await trx
+          .updateTable('creators')
+          .set({ payout_schedule: schedule?.interval ?? null, payout_schedule_anchor: JSON.stringify(anchor), updated_at: new Date() })
+          .where('processor_account_id', '=', account)
+          .execute();
+      };
+    },
+    ...Object.fromEntries(
+      ['payout.created', 'payout.updated', 'payout.paid', 'payout.failed', 'payout.canceled'].map((type): [string, EventHandler] => [
+        type,
+        async (event) => {
+          const account = accountOf(event);
+          if (!account || typeof event.data.object.id !== 'string') return undefined;
+          const write = await payoutSync.read(account, event.data.object.id);
+          return async (trx) => {
+            await write(trx);
+          };
+        },
+      ]),
+    ),
+  };
+}

@@ -1,0 +1,67 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Timestamp, Uuid } from '../../http/schemas.js';
+
+export const MAX_SETS_PER_LOG = 200;
+export const FUTURE_SKEW_MS = 5 * 60_000;
+
+const SetInput = Type.Object(
+  {
+    exercise_id: Type.String({ format: 'uuid', description: 'A catalog exercise, or an own exercise of a creator you subscribe to.' }),
+    reps: Type.Integer({ minimum: 1, maximum: 1000, description: 'Repetitions done (seconds for a timed exercise).' }),
+    load_kg: Type.Optional(Type.Number({ minimum: 0, maximum: 2000, description: 'Load in kilograms, at most 2 decimals; 0 (the default) for bodyweight.' })),
+    is_warmup: Type.Optional(Type.Boolean({ description: 'Warm-up sets never make or hold a personal record. Default false.' })),
+    rpe: Type.Optional(Type.Number({ minimum: 1, maximum: 10, multipleOf: 0.5, description: 'Rate of perceived exertion, 1 to 10 in halves.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateLogBody = Type.Object(
+  {
+    workout_id: Type.Optional(Type.String({ format: 'uuid', description: "The program workout followed; you need a live subscription to its program's community (else 403)." })),
+    community_id: Type.Optional(Type.String({ format: 'uuid', description: 'The community trained for, without a program workout (live subscription needed, else 403). Omit both for a personal log.' })),
+    performed_at: Type.String({ format: 'date-time', description: 'When the workout was done; at most 5 minutes in the future.' }),
+    sets: Type.Array(SetInput, { minItems: 1, maxItems: MAX_SETS_PER_LOG, description: `1 to ${MAX_SETS_PER_LOG} sets, in the order done.` }),
+  },
+  { additionalProperties: false },
+);
+export type CreateLogBody = Static<typeof CreateLogBody>;
+
+const PrKind = Type.Union([Type.Literal('max_load'), Type.Literal('est_1rm'), Type.Literal('max_volume'), Type.Literal('max_reps')]);
+
+export const PersonalRecord = Type.Object({
+  exercise_id: Uuid,
+  kind: PrKind,
+  value: Type.Number({ description: 'kg for max_load, est_1rm (Epley, 2 decimals) and max_volume (load × reps); a count for max_reps.' }),
+  previous_value: Type.Number({ description: 'The record before this workout.' }),
+  set_index: Type.Integer({ description: 'Index in `sets` of the set that made it.' }),
+});
+
+const LoggedSet = Type.Object({
+  exercise_id: Uuid,
+  exercise_name: Type.String(),
+  reps: Type.Integer(),
+  load_kg: Type.Number(),
+  is_warmup: Type.Boolean(),
+  rpe: Type.Union([Type.Number(), Type.Null()]),
+});
+
+const logFields = {
+  id: Uuid,
+  workout_id: Type.Union([Uuid, Type.Null()]),
+  community_id: Type.Union([Uuid, Type.Null()]),
+  performed_at: Timestamp,
+  sets: Type.Array(LoggedSet),
+  created_at: Timestamp,
+};
+
+export const WorkoutLog = Type.Object(logFields, { $id: 'WorkoutLog', title: 'WorkoutLog' });
+export const CreatedWorkoutLog = Type.Object(
+  {
+    ...logFields,
+    prs: Type.Array(PersonalRecord, {
+      description:
+        'Personal records this workout set, at most one per exercise and kind (for its best set). A PR strictly beats every earlier working set of that exercise; ties, warm-ups and the very first set of an exercise are not PRs; a bodyweight set (load 0) counts for max_reps only.',
+    }),
+  },
+  { $id: 'CreatedWorkoutLog', title: 'CreatedWorkoutLog' },
+);

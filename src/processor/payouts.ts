@@ -1,0 +1,68 @@
+import type Stripe from 'stripe';
+import { AppError } from '../http/errors.js';
+import { guarded } from './processor.js';
+
+/** Every item of a Stripe list on a connected account, page by page. */
+async function* all<T extends { id: string }>(
+  what: string,
+  page: (startingAfter: string | undefined) => Promise<Stripe.ApiList<T>>,
+): AsyncGenerator<T> {
+  let startingAfter: string | undefined;
+  for (;;) {
+    const list = await guarded(what, () => page(startingAfter));
+    yield* list.data;
+    if (!list.has_more || list.data.length === 0) return;
+    startingAfter = list.data[list.data.length - 1]!.id;
+  }
+}
+
+/** Processor calls of the money-out side: balance, balance transactions, payouts. */
+export function createPayoutCalls(stripe: Stripe) {
+  return {
+    async retrieveBalance(account: string) {
+      return guarded('read the balance', () => stripe.balance.retrieve({}, { stripeAccount: account }));
+    },
+
+    balanceTransactions(account: string) {
+      return all('list balance transactions', (after) =>
+        stripe.balanceTransactions.list({ limit: 100, ...(after ? { starting_after: after } : {}) }, { stripeAccount: account }),
+      );
+    },
+
+    payouts(account: string) {
+      return all('list payouts', (after) => stripe.payouts.list({ limit: 100, ...(after ? { starting_after: after } : {}) }, { stripeAccount: account }));
+    },
+
+    refunds(account: string) {
+      return all('list refunds', (after) => stripe.refunds.list({ limit: 100, ...(after ? { starting_after: after } : {}) }, { stripeAccount: account }));
+    },
+
+    async retrievePayout(account: string, id: string) {
+      return guarded('read the payout', () => stripe.payouts.retrieve(id, {}, { stripeAccount: account }));
+    },
+
+    /**
+     * A manual payout. The processor checks the available balance atomically, so two
+     * concurrent requests can never overdraw it: the loser is told the balance is short.
+     */
+    async createPayout(account: string, input: { amountCents: number; currency: string; idempotencyKey: string }) {
+      try {
+        return await stripe.payouts.create(
+          { amount: input.amountCents, currency: input.currency },
+          { stripeAccount: account, idempotencyKey: input.idempotencyKey },
+        );
+      } catch (err) {
+        const e = err as { code?: string };
+        if (e.code === 'balance_insufficient') {
+          throw new AppError('insufficient_balance', 'The available balance is lower than the amount requested.', [
+            { field: 'amount_cents', message: 'exceeds the available balance' },
+          ]);
+        }
+        if (e.code === 'payouts_not_allowed') {
+          throw new AppError('manual_payouts_disabled', 'Manual payouts are only possible while the payout schedule is manual.');
+        }
+        return guarded('create the payout', () => Promise.reject(err));
+      }
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { invalidRequest } from './errors.js';
+import { changed, emit } from './events.js';
+import { nextPayoutTime, WEEKDAYS, type PayoutSchedule } from './calendar.js';
+import type { Params } from './params.js';
+import { cancelJobs, deleteObject, getObject, insertObject, listObjects, newId, saveObject, scheduleJob, type Ctx, type Stored } from './store.js';
+
+/** The platform itself, as `GET /v1/account` without Stripe-Account shows it. */
+export const PLATFORM_ACCOUNT_ID = 'acct_1TribesSimPlatform0';
+
+const CURRENCY_BY_COUNTRY: Record<string, string> = {
+  US: 'usd', BR: 'brl', GB: 'gbp', CA: 'cad', AU: 'aud', MX: 'mxn', JP: 'jpy', IN: 'inr',
+  DE: 'eur', FR: 'eur', ES: 'eur', IT: 'eur', PT: 'eur', NL: 'eur', IE: 'eur', BE: 'eur', AT: 'eur', FI: 'eur',
+};
+
+const INTERVALS = ['daily', 'weekly', 'monthly', 'manual'] as const;
+
+/**
+ * Applies `settings[payouts][schedule]` params the way Stripe fills defaults: switching to
+ * weekly without an anchor pays on Mondays, monthly without one on the 1st; the anchor of
+ * the other intervals is dropped. `delay_days` is the 7-day pending period of this model.
+ */
+function applySchedule(current: any, p: Params): any {
+  const interval = p.enumOf('settings[payouts][schedule][interval]', INTERVALS) ?? current.interval;
+  const weekly = p.enumOf('settings[payouts][schedule][weekly_anchor]', WEEKDAYS);
+  const monthly = p.int('settings[payouts][schedule][monthly_anchor]', { min: 1, max: 31 });
+  const next: any = { delay_days: 7, interval };
+  if (interval === 'weekly') next.weekly_anchor = weekly ?? current.weekly_anchor ?? 'monday';
+  if (interval === 'monthly') next.monthly_anchor = monthly ?? current.monthly_anchor ?? 1;
+  if (weekly && interval !== 'weekly') throw invalidRequest('weekly_anchor is only allowed with a weekly interval.', 'settings[payouts][schedule][weekly_anchor]');
+  if (monthly && interval !== 'monthly') throw invalidRequest('monthly_anchor is only allowed with a monthly interval.', 'settings[payouts][schedule][monthly_anchor]');
+  return next;
+}
+
+export const payoutSchedule = (account: Stored): PayoutSchedule => account.data.settings.payouts.schedule as PayoutSchedule;
+
+/** Keeps exactly one pending automatic-payout job per account, at the schedule's next day. */
+export async function reschedulePayouts(ctx: Ctx, account: Stored): Promise<void> {
+  await cancelJobs(ctx, account.id, ['auto_payout']);
+  const at = nextPayoutTime(ctx.now, payoutSchedule(account));
+  if (at !== null) await scheduleJob(ctx, 'auto_payout', account.id, at, {}, account.id);
+}
+
+export async function createAccount(ctx: Ctx, p: Params): Promise<unknown> {
+  if (ctx.account) throw invalidRequest('Connected accounts cannot create other accounts.');
+  const type = p.enumOf('type', ['express', 'standard', 'custom'] as const) ?? 'express';
+  const country = (p.str('country') ?? 'US').toUpperCase();
+  const id = newId('acct', 16);
+  const schedule = applySchedule({ interval: 'daily' }, p);
+  const data = {
+    id,
+    object: 'account',
+    business_profile: {
+      name: p.str('business_profile[name]') ?? null,
+      url: p.str('business_profile[url]') ?? null,
+      mcc: p.str('business_profile[mcc]') ?? null,
+      product_description: p.str('business_profile[product_description]') ?? null,
+      support_email: null,
+    },
+    business_type: p.str('business_type') ?? null,
+    capabilities: Object.fromEntries(Object.keys((p.get('capabilities') as object) ?? { card_payments: 1, transfers: 1 }).map((k) => [k, 'active'])),
+    charges_enabled: true,
+    controller: { type: 'application', is_controller: true },
+    country,
+    created: ctx.now,
+    default_currency: p.str('default_currency') ?? CURRENCY_BY_COUNTRY[country] ?? 'usd',
+    details_submitted: true,
+    email: p.str('email') ?? null,
+    external_accounts: { object: 'list', data: [], has_more: false, url: `/v1/accounts/${id}/external_accounts` },
+    livemode: false,
+    metadata: p.metadata(),
+    payouts_enabled: true,
+    requirements: { alternatives: [], current_deadline: null, currently_due: [], disabled_reason: null, errors: [], eventually_due: [], past_due: [], pending_verification: [] },
+    settings: {
+      dashboard: { display_name: p.str('business_profile[name]') ?? null, timezone: 'Etc/UTC' },
+      payouts: { debit_negative_balances: true, schedule, statement_descriptor: null },
+    },
+    tos_acceptance: { date: ctx.now },
+    type,
+  };
+  const stored = await insertObject(ctx, 'account', data, {}, '');
+  await reschedulePayouts(ctx, stored);
+  return data;
+}
+
+export async function getAccount(ctx: Ctx, id: string): Promise<Stored> {
+  return getObject(ctx, id, 'account', { account: '', param: 'account' });
+}
+
+export async function retrieveAccount(ctx: Ctx, id: string | undefined): Promise<unknown> {
+  const target = id ?? ctx.account;
+  if (!target || target === PLATFORM_ACCOUNT_ID) {
+    return { id: PLATFORM_ACCOUNT_ID, object: 'account', type: 'standard', country: 'US', default_currency: 'usd', charges_enabled: true, payouts_enabled: true, details_submitted: true, livemode: false, metadata: {}, settings: { payouts: { schedule: { delay_days: 2, interval: 'daily' } } } };
+  }
+  if (ctx.account && target !== ctx.account) throw invalidRequest('A connected account can only retrieve itself.', 'account');
+  return (await getAccount(ctx, target)).data;
+}
+
+export async function updateAccount(ctx: Ctx, id: string, p: Params): Promise<unknown> {
+  const acct = await getAccount(ctx, id);
+  const before = structuredClone(acct.data);
+  const d = acct.data;
+  if (p.has('email')) d.email = p.str('email') || null;
+  if (p.has('business_type')) d.business_type = p.str('business_type') || null;
+  for (const k of ['name', 'url', 'mcc', 'product_description', 'support_email'] as const) {
+    if (p.has(`business_profile[${k}]`)) d.business_profile[k] = p.str(`business_profile[${k}]`) || null;
+  }
+  if (p.has('default_currency')) d.default_currency = p.str('default_currency');
+  d.metadata = p.metadata(d.metadata);
+  if (p.has('settings[payouts][schedule]')) d.settings.payouts.schedule = applySchedule(d.settings.payouts.schedule, p);
+  await saveObject(ctx, acct);
+  if (JSON.stringify(before.settings.payouts.schedule) !== JSON.stringify(d.settings.payouts.schedule)) await reschedulePayouts(ctx, acct);
+  const prev = changed(before, d);
+  if (Object.keys(prev).length) await emit(ctx, 'account.updated', d, prev, acct.id);
+  return d;
+}
+
+export async function deleteAccount(ctx: Ctx, id: string): Promise<unknown> {
+  await getAccount(ctx, id);
+  await cancelJobs(ctx, id);
+  await deleteObject(ctx, id);
+  return { id, object: 'account', deleted: true };
+}
+
+export const listAccounts = (ctx: Ctx, p: Params) => listObjects(ctx, 'account', p, { url: '/v1/accounts', account: '' });
+
+/** Account links and login links point at simulator pages that stand in for Stripe's hosted onboarding. */
+export async function createAccountLink(ctx: Ctx, p: Params): Promise<unknown> {
+  const account = await getAccount(ctx, p.reqStr('account'));
+  const returnUrl = p.reqStr('return_url');
+  const refreshUrl = p.str('refresh_url') ?? returnUrl;
+  const id = newId('acctlink');
+  const data = { id, object: 'account_link', created: ctx.now, expires_at: ctx.now + 300, url: `${ctx.env.baseUrl}/connect/onboarding/${id}` };
+  await insertObject(ctx, 'account_link', data, { account: account.id, return_url: returnUrl, refresh_url: refreshUrl }, '');
+  const { id: _id, ...link } = data;
+  return link;
+}
+
+export async function createLoginLink(ctx: Ctx, accountId: string): Promise<unknown> {
+  const account = await getAccount(ctx, accountId);
+  return { object: 'login_link', created: ctx.now, url: `${ctx.env.baseUrl}/connect/dashboard/${account.id}` };
+}

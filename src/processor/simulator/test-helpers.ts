@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { advanceClock } from './clock.js';
+import { completeSession } from './checkout.js';
+import type { Core } from './core.js';
+import { setPaymentBehavior } from './customers.js';
+import { invalidRequest, noSuch } from './errors.js';
+import { Params } from './params.js';
+import { failPayout } from './payouts.js';
+import { findObject, getObject, saveObject, type Ctx, type Stored } from './store.js';
+
+const bodyOf = (req: FastifyRequest): Params => new Params(req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {});
+
+/**
+ * DESIGN §6 test helpers. They take JSON (or form) bodies, need no API key, and find their
+ * object on whichever account it lives, with or without Stripe-Account. Every event they
+ * cause has had its first delivery attempt before they answer.
+ */
+export function registerTestHelpers(app: FastifyInstance, core: Core): void {
+  /** Finds which account an object lives on, then runs `fn` scoped to it and delivers its events. */
+  async function onObject<T>(id: string, type: string, noun: string, fn: (ctx: Ctx, stored: Stored) => Promise<T>): Promise<T> {
+    const located = await core.read('', (ctx) => findObject(ctx, id, { type, account: 'any' }));
+    if (!located) throw noSuch(noun, id, 'id');
+    const { result, events } = await core.mutate({ account: located.account }, async (ctx) => fn(ctx, await getObject(ctx, id, type, { noun })));
+    await core.deliverer.deliverEvents(events);
+    return result;
+  }
+
+  app.get('/v1/test_helpers/clock', async () => ({ now: await core.now() }));
+
+  app.post('/v1/test_helpers/clock/advance', async (req) => {
+    const seconds = bodyOf(req).reqInt('seconds', { min: 0 });
+    const { now } = await advanceClock(core, seconds);
+    return { now };
+  });
+
+  app.post<{ Params: { id: string } }>('/v1/test_helpers/checkout_sessions/:id/complete', async (req) => {
+    const p = bodyOf(req);
+    const paymentMethod = p.str('payment_method') ?? 'pm_card_visa';
+    if (!paymentMethod.startsWith('pm_')) throw invalidRequest('payment_method must be a test PaymentMethod such as pm_card_visa.', 'payment_method');
+    return onObject(req.params.id, 'checkout.session', 'checkout.session', (ctx, session) =>
+      completeSession(ctx, session, { paymentMethod, email: p.str('email'), name: p.str('name') }),
+    );
+  });
+
+  app.post<{ Params: { id: string } }>('/v1/test_helpers/customers/:id/payment_behavior', async (req) => {
+    const fail = bodyOf(req).bool('fail');
+    if (fail === undefined) throw invalidRequest('Missing required param: fail.', 'fail', 'parameter_missing');
+    return onObject(req.params.id, 'customer', 'customer', async (ctx, customer) => {
+      setPaymentBehavior(customer, fail);
+      await saveObject(ctx, customer);
+      return customer.data;
+    });
+  });
+
+  app.post<{ Params: { id: string } }>('/v1/test_helpers/payouts/:id/fail', async (req) => {
+    const p = bodyOf(req);
+    return onObject(req.params.id, 'payout', 'payout', (ctx, payout) =>
+      failPayout(ctx, payout, p.str('failure_code') ?? undefined, p.str('failure_message') ?? undefined),
+    );
+  });
+}

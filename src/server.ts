@@ -1,0 +1,54 @@
+import { pino } from 'pino';
+import { buildApp, LOG_REDACT } from './app.js';
+import { loadConfig } from './config.js';
+import { openDatabase } from './db/open.js';
+import { resolveAdminToken } from './http/admin-token.js';
+import { gracefulShutdown } from './http/shutdown.js';
+import { createProcessor, createStripeClient } from './processor/processor.js';
+import { startSimulator, type RunningSimulator } from './processor/simulator/index.js';
+import { resolveWebhookSecret } from './processor/webhook-secret.js';
+
+/** Start-up and graceful shutdown; everything else is built in app.ts. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = pino({ level: config.logLevel, redact: LOG_REDACT });
+  const database = await openDatabase(config, logger);
+  const adminToken = resolveAdminToken(config.adminToken, config.dataDir, logger);
+
+  // The simulator runs in this process by default, on the same database (its own schema),
+  // so `npm start` alone can take a member from checkout to payout.
+  let simulator: RunningSimulator | undefined;
+  const webhookSecrets = (config.processor.webhookSecret ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (config.processor.kind === 'simulator') {
+    const webhookSecret = resolveWebhookSecret(webhookSecrets[0], config.dataDir, logger);
+    if (webhookSecrets.length === 0) webhookSecrets.push(webhookSecret);
+    simulator = await startSimulator({
+      db: database.db,
+      host: config.processor.simHost,
+      port: config.processor.simPort,
+      webhookSecret,
+      logger,
+    });
+  }
+  const processor = createProcessor(createStripeClient(config.processor, simulator?.port));
+
+  const app = await buildApp({ config, database, adminToken, logger, processor, webhookSecrets });
+  await app.listen({ host: config.host, port: config.port });
+  const { port } = app.server.address() as { port: number };
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  simulator?.setWebhookUrl(`http://${host}:${port}/api/v1/webhooks/processor`);
+
+  const closeBackends = async () => {
+    await simulator?.close();
+    await database.close();
+  };
+  const stop = gracefulShutdown(app, closeBackends, logger, config.shutdownTimeoutMs);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => void stop(signal).then((drained) => process.exit(drained ? 0 : 1)));
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,131 @@
+import net from 'node:net';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectPostgres } from '../src/db/client.js';
+import { translateDatabaseError } from '../src/db/errors.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { buildTestApp, json, openTestDatabase } from './helpers.js';
+
+const postgresUrl = inject('postgresUrl');
+const fakeKey = { authorization: `Bearer tribes_sk_${'a'.repeat(40)}` };
+
+describe('migrations', () => {
+  it('are idempotent: running them on a migrated database applies nothing', async () => {
+    const database = await openTestDatabase();
+    try {
+      expect(await migrateToLatest(database.db)).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe.runIf(postgresUrl)('migrations on a PostgreSQL server', () => {
+  it('apply each file once when two processes migrate one fresh schema together', async () => {
+    const schema = `test_concurrent_${Date.now()}_${process.pid}`;
+    const base = new URL(postgresUrl!);
+    base.searchParams.delete('options');
+    const admin = connectPostgres({ url: base.toString(), poolMax: 1, statementTimeoutMs: 60_000 });
+    await admin.db.schema.createSchema(schema).execute();
+    const url = new URL(base);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    const a = connectPostgres({ url: url.toString(), poolMax: 2, statementTimeoutMs: 60_000 });
+    const b = connectPostgres({ url: url.toString(), poolMax: 2, statementTimeoutMs: 60_000 });
+    try {
+      const [ranA, ranB] = await Promise.all([migrateToLatest(a.db), migrateToLatest(b.db)]);
+      const all = [...ranA, ...ranB].sort();
+      expect(new Set(all).size).toBe(all.length);
+      expect(all[0]).toBe('0001_foundation');
+      const recorded = await sql<{ n: number }>`select count(*)::int as n from kysely_migration`.execute(a.db);
+      expect(recorded.rows[0]!.n).toBe(all.length);
+    } finally {
+      await a.close();
+      await b.close();
+      await admin.db.schema.dropSchema(schema).cascade().execute();
+      await admin.close();
+    }
+  });
+
+  it('turns a statement over the statement timeout into a 503-class error', async () => {
+    const slow = connectPostgres({ url: postgresUrl!, poolMax: 1, statementTimeoutMs: 100 });
+    try {
+      const err = await sql`select pg_sleep(2)`.execute(slow.db).catch((e: unknown) => e);
+      expect(translateDatabaseError(err)?.code).toBe('service_unavailable');
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('database unavailable', () => {
+  it('answers /ready and API calls with 503 in the error envelope while /health stays 200', async () => {
+    // Nothing listens on port 1: every connection attempt is refused.
+    const database = connectPostgres({ url: 'postgres://postgres@127.0.0.1:1/none', poolMax: 1, statementTimeoutMs: 1000 });
+    const t = await buildTestApp({ database, simulatorDatabase: await openTestDatabase() });
+    try {
+      expect((await t.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+      const ready = await t.app.inject({ method: 'GET', url: '/ready' });
+      expect(ready.statusCode).toBe(503);
+      expect(json(ready).error.code).toBe('service_unavailable');
+      const api = await t.app.inject({ method: 'GET', url: '/api/v1/communities', headers: fakeKey });
+      expect(api.statusCode).toBe(503);
+      expect(json(api)).toMatchObject({ success: false, error: { code: 'service_unavailable' } });
+      expect(api.headers['retry-after']).toBe('5');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+/** A TCP relay to PostgreSQL that a test can cut and restore, to play an outage. */
+function relay(target: URL) {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  const listen = (port: number) =>
+    new Promise<number>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => s.destroy());
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => resolve((server!.address() as net.AddressInfo).port));
+    });
+  const cut = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server!.close(() => resolve());
+    });
+  return { listen, cut };
+}
+
+describe.runIf(postgresUrl)('database outage on a PostgreSQL server', () => {
+  let proxy: ReturnType<typeof relay>;
+  let port: number;
+  beforeAll(async () => {
+    proxy = relay(new URL(postgresUrl!));
+    port = await proxy.listen(0);
+  });
+  afterAll(() => proxy.cut().catch(() => undefined));
+
+  it('answers 503 while the database is gone and recovers without a restart', async () => {
+    const url = new URL(postgresUrl!);
+    url.host = `127.0.0.1:${port}`;
+    const database = connectPostgres({ url: url.toString(), poolMax: 2, statementTimeoutMs: 2000 });
+    const t = await buildTestApp({ database, simulatorDatabase: await openTestDatabase() });
+    try {
+      expect((await t.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
+      await proxy.cut();
+      expect((await t.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(503);
+      expect((await t.app.inject({ method: 'GET', url: '/api/v1/communities', headers: fakeKey })).statusCode).toBe(503);
+      await proxy.listen(port);
+      expect((await t.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
+      expect((await t.app.inject({ method: 'GET', url: '/api/v1/communities', headers: fakeKey })).statusCode).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+});

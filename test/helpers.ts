@@ -1,0 +1,203 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { inject } from 'vitest';
+import { buildApp, type AppDeps } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { connectPostgres, openPglite, type DatabaseHandle } from '../src/db/client.js';
+import { randomBase62 } from '../src/http/auth.js';
+import { createProcessor, createStripeClient } from '../src/processor/processor.js';
+import { startSimulator, type RunningSimulator } from '../src/processor/simulator/index.js';
+import type Stripe from 'stripe';
+
+export const TEST_WEBHOOK_SECRET = 'whsec_test_secret';
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: DatabaseHandle;
+  adminToken: string;
+  config: Config;
+  /** The processor simulator this app talks to, and an SDK client for tests to inspect it. */
+  simulator: RunningSimulator;
+  stripe: Stripe;
+  close(): Promise<void>;
+}
+
+/** This file's own database: a copy of the migrated PGlite, or a pool on this run's PostgreSQL schema. */
+export async function openTestDatabase(): Promise<DatabaseHandle> {
+  const url = inject('postgresUrl');
+  if (url) return connectPostgres({ url, poolMax: 5, statementTimeoutMs: 15_000 });
+  const dump = inject('pgliteDump');
+  if (!dump) throw new Error('global setup did not prepare a database');
+  return openPglite({ loadDataDir: new Blob([fs.readFileSync(dump)]) });
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({});
+  return { ...base, rateLimit: { ...base.rateLimit, max: 1_000_000 }, ...overrides };
+}
+
+export async function buildTestApp(
+  opts: {
+    config?: Partial<Config>;
+    database?: DatabaseHandle;
+    /** Where the simulator keeps its state when `database` is one it cannot use (a dead one). */
+    simulatorDatabase?: DatabaseHandle;
+    logger?: AppDeps['logger'];
+    /** Listen on a port and have the simulator deliver its events here (end-to-end tests). */
+    webhooks?: boolean;
+    beforeReady?: (app: FastifyInstance) => void;
+  } = {},
+): Promise<TestApp> {
+  const database = opts.database ?? (await openTestDatabase());
+  const config = testConfig({ reconcileIntervalMs: 0, ...opts.config });
+  const adminToken = `test_admin_${randomBase62(32)}`;
+  // On a shared PostgreSQL every test file gets its own simulator schema (its own clock);
+  // on PGlite the file's database copy is its own already.
+  const simDb = opts.simulatorDatabase ?? database;
+  const simulator = await startSimulator({
+    db: simDb.db,
+    port: 0,
+    webhookSecret: TEST_WEBHOOK_SECRET,
+    logger: false,
+    ...(simDb.kind === 'postgres' ? { schema: `processor_sim_${uniq()}` } : {}),
+  });
+  const stripe = createStripeClient({ ...config.processor, simHost: '127.0.0.1' }, simulator.port);
+  const app = await buildApp({
+    config,
+    database,
+    adminToken,
+    logger: opts.logger ?? false,
+    processor: createProcessor(stripe),
+    webhookSecrets: [TEST_WEBHOOK_SECRET],
+  });
+  opts.beforeReady?.(app);
+  await app.ready();
+  if (opts.webhooks) {
+    // The simulator delivers events over HTTP, so this app listens on a free port.
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as { port: number };
+    simulator.setWebhookUrl(`http://127.0.0.1:${port}/api/v1/webhooks/processor`);
+  }
+  return {
+    app,
+    database,
+    adminToken,
+    config,
+    simulator,
+    stripe,
+    close: async () => {
+      await app.close();
+      await simulator.close();
+      if (simDb !== database) await simDb.close();
+      await database.close();
+    },
+  };
+}
+
+/** A short random suffix: tests build their own tenants, so names never collide across files or runs. */
+export const uniq = (): string => crypto.randomBytes(5).toString('hex');
+
+export const json = <T = any>(res: LightMyRequestResponse): T => JSON.parse(res.body) as T;
+
+export interface TestCreator {
+  id: string;
+  apiKey: string;
+  apiKeyId: string;
+  email: string;
+  headers: { authorization: string };
+}
+
+export async function createCreator(t: TestApp, input: { name?: string; email?: string } = {}): Promise<TestCreator> {
+  const email = input.email ?? `creator-${uniq()}@example.com`;
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/admin/creators',
+    headers: { authorization: `Bearer ${t.adminToken}` },
+    payload: { name: input.name ?? 'Test Creator', email },
+  });
+  if (res.statusCode !== 201) throw new Error(`creator factory failed: ${res.statusCode} ${res.body}`);
+  const data = json(res).data;
+  return { id: data.creator.id, apiKey: data.api_key, apiKeyId: data.api_key_id, email, headers: { authorization: `Bearer ${data.api_key}` } };
+}
+
+export async function createCommunity(t: TestApp, creator: TestCreator, overrides: Record<string, unknown> = {}) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/communities',
+    headers: creator.headers,
+    payload: { name: 'Força Total', slug: `forca-${uniq()}`, category: 'musculacao', ...overrides },
+  });
+  if (res.statusCode !== 201) throw new Error(`community factory failed: ${res.statusCode} ${res.body}`);
+  return json(res).data as { id: string; slug: string; [k: string]: unknown };
+}
+
+export async function createTier(t: TestApp, creator: TestCreator, communityId: string, overrides: Record<string, unknown> = {}) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/tiers',
+    headers: creator.headers,
+    payload: { community_id: communityId, name: 'Pro', price_cents: 4990, billing_period: 'monthly', ...overrides },
+  });
+  if (res.statusCode !== 201) throw new Error(`tier factory failed: ${res.statusCode} ${res.body}`);
+  return json(res).data as { id: string; processor_price_id: string; [k: string]: unknown };
+}
+
+export interface TestMember {
+  id: string;
+  email: string;
+  /** The password it signed up with, for login tests. */
+  password: string;
+  token: string;
+  headers: { authorization: string };
+}
+
+/** A member signed up through the API, with its bearer token. */
+export async function createMember(t: TestApp, overrides: { name?: string; email?: string; password?: string } = {}): Promise<TestMember> {
+  const email = overrides.email ?? `member-${uniq()}@example.com`;
+  const password = overrides.password ?? `pw-${uniq()}-long-enough`;
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/member/signup',
+    payload: { name: overrides.name ?? 'Maria Silva', email, password },
+  });
+  if (res.statusCode !== 201) throw new Error(`member factory failed: ${res.statusCode} ${res.body}`);
+  const data = json(res).data;
+  return { id: data.member.id, email, password, token: data.token, headers: { authorization: `Bearer ${data.token}` } };
+}
+
+/** The barbell bench press of the seeded catalog: a weighted exercise every creator can use. */
+export const BENCH_PRESS_ID = '33b0a54f-7196-43fb-90b5-067f42ea28b6';
+
+export async function createProgram(t: TestApp, creator: TestCreator, communityId: string, overrides: Record<string, unknown> = {}) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/workout-programs',
+    headers: creator.headers,
+    payload: { community_id: communityId, name: 'Força 12 semanas', duration_weeks: 12, frequency_per_week: 3, level: 'beginner', goal: 'strength', ...overrides },
+  });
+  if (res.statusCode !== 201) throw new Error(`program factory failed: ${res.statusCode} ${res.body}`);
+  return json(res).data as { id: string; community_id: string; [k: string]: unknown };
+}
+
+export async function createWorkout(t: TestApp, creator: TestCreator, programId: string, overrides: Record<string, unknown> = {}) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/v1/workout-programs/${programId}/workouts`,
+    headers: creator.headers,
+    payload: { name: 'Treino A', exercises: [{ exercise_id: BENCH_PRESS_ID, sets: 3, reps: '8-12', load_kg: 40, rest_sec: 90 }], ...overrides },
+  });
+  if (res.statusCode !== 201) throw new Error(`workout factory failed: ${res.statusCode} ${res.body}`);
+  return json(res).data as { id: string; program_id: string; [k: string]: unknown };
+}
+
+export async function createExercise(t: TestApp, creator: TestCreator, overrides: Record<string, unknown> = {}) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/exercises',
+    headers: creator.headers,
+    payload: { name: `Custom press ${uniq()}`, muscle_group: 'chest', equipment: ['dumbbell'], kind: 'weighted', ...overrides },
+  });
+  if (res.statusCode !== 201) throw new Error(`exercise factory failed: ${res.statusCode} ${res.body}`);
+  return json(res).data as { id: string; [k: string]: unknown };
+}

@@ -1,0 +1,127 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createCreator, json, uniq, type TestApp, type TestCreator } from './helpers.js';
+
+let t: TestApp;
+let failNext = false;
+beforeAll(async () => {
+  t = await buildTestApp({
+    beforeReady: (app) =>
+      // A POST that fails like a crash on demand, to prove a 5xx releases its key.
+      app.post('/api/v1/__flaky', async () => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('boom');
+        }
+        return { success: true, data: { ok: true } };
+      }),
+  });
+});
+afterAll(() => t.close());
+
+const create = (creator: TestCreator, key: string, payload: object) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/communities', headers: { ...creator.headers, 'idempotency-key': key }, payload });
+
+const countCommunities = async (creator: TestCreator) =>
+  json(await t.app.inject({ method: 'GET', url: '/api/v1/communities', headers: creator.headers })).pagination.total as number;
+
+describe('Idempotency-Key', () => {
+  it('replays the first response byte for byte for the same key and body, executing once', async () => {
+    const creator = await createCreator(t);
+    const body = { name: 'Once', slug: `once-${uniq()}`, category: 'yoga' };
+    const first = await create(creator, 'key-1', body);
+    const second = await create(creator, 'key-1', body);
+    expect(first.statusCode).toBe(201);
+    expect(second.statusCode).toBe(201);
+    expect(second.body).toBe(first.body);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.headers['content-type']).toBe(first.headers['content-type']);
+    expect(await countCommunities(creator)).toBe(1);
+  });
+
+  it('answers 409 idempotency_key_reused for the same key with another body', async () => {
+    const creator = await createCreator(t);
+    await create(creator, 'key-2', { name: 'A', slug: `a-${uniq()}`, category: 'yoga' });
+    const res = await create(creator, 'key-2', { name: 'B', slug: `b-${uniq()}`, category: 'yoga' });
+    expect(res.statusCode).toBe(409);
+    expect(json(res).error.code).toBe('idempotency_key_reused');
+    expect(await countCommunities(creator)).toBe(1);
+  });
+
+  it('replays an error answer too, so a retry of a conflict stays a conflict', async () => {
+    const creator = await createCreator(t);
+    const other = await createCreator(t);
+    const slug = `taken-${uniq()}`;
+    await create(other, 'k', { name: 'First', slug, category: 'yoga' });
+    const first = await create(creator, 'key-3', { name: 'Second', slug, category: 'yoga' });
+    expect(first.statusCode).toBe(409);
+    const again = await create(creator, 'key-3', { name: 'Second', slug, category: 'yoga' });
+    expect(again.statusCode).toBe(409);
+    expect(again.body).toBe(first.body);
+  });
+
+  it('executes only one of two concurrent requests with one key', async () => {
+    const creator = await createCreator(t);
+    const body = { name: 'Race', slug: `race-${uniq()}`, category: 'yoga' };
+    const results = await Promise.all([create(creator, 'race', body), create(creator, 'race', body), create(creator, 'race', body)]);
+    const codes = results.map((r) => r.statusCode).sort();
+    // Each is either the one execution (201), its replay (201) or told the key is busy (409).
+    for (const r of results) {
+      if (r.statusCode === 409) expect(json(r).error.code).toBe('idempotency_key_in_use');
+      else expect(r.statusCode).toBe(201);
+    }
+    expect(codes).toContain(201);
+    expect(await countCommunities(creator)).toBe(1);
+    const createdIds = new Set(results.filter((r) => r.statusCode === 201).map((r) => json(r).data.id));
+    expect(createdIds.size).toBe(1);
+  });
+
+  it('keeps keys apart per creator', async () => {
+    const a = await createCreator(t);
+    const b = await createCreator(t);
+    const ra = await create(a, 'shared', { name: 'A', slug: `sa-${uniq()}`, category: 'yoga' });
+    const rb = await create(b, 'shared', { name: 'B', slug: `sb-${uniq()}`, category: 'yoga' });
+    expect(ra.statusCode).toBe(201);
+    expect(rb.statusCode).toBe(201);
+    expect(json(rb).data.name).toBe('B');
+  });
+
+  it('forgets a key after 24 hours', async () => {
+    const creator = await createCreator(t);
+    const body = { name: 'Old', slug: `old-${uniq()}`, category: 'yoga' };
+    await create(creator, 'old-key', body);
+    await t.database.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: sql<Date>`now() - interval '25 hours'` })
+      .where('scope', '=', `creator:${creator.id}`)
+      .where('key', '=', 'old-key')
+      .execute();
+    const res = await create(creator, 'old-key', body);
+    expect(res.statusCode).toBe(409); // executed again: the slug is now taken by the first run
+    expect(json(res).error.code).toBe('slug_taken');
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('releases the key when the request fails with a 5xx, so the retry executes', async () => {
+    const creator = await createCreator(t);
+    const call = () => t.app.inject({ method: 'POST', url: '/api/v1/__flaky', headers: { ...creator.headers, 'idempotency-key': 'flaky' } });
+    failNext = true;
+    expect((await call()).statusCode).toBe(500);
+    const retry = await call();
+    expect(retry.statusCode).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('does not claim a key for a request that fails validation', async () => {
+    const creator = await createCreator(t);
+    expect((await create(creator, 'fix-me', { name: 'X' })).statusCode).toBe(400);
+    expect((await create(creator, 'fix-me', { name: 'X', slug: `fixed-${uniq()}`, category: 'yoga' })).statusCode).toBe(201);
+  });
+
+  it('rejects a malformed key', async () => {
+    const creator = await createCreator(t);
+    const res = await create(creator, 'x'.repeat(256), { name: 'X', slug: `m-${uniq()}`, category: 'yoga' });
+    expect(res.statusCode).toBe(400);
+    expect(json(res).error.details).toEqual([{ field: 'Idempotency-Key', message: 'is malformed' }]);
+  });
+});

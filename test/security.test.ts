@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { advanceDays, subscribe } from './billing-kit.js';
+import {
+  buildTestApp,
+  createCommunity,
+  createCreator,
+  createExercise,
+  createMember,
+  createProgram,
+  createTier,
+  createWorkout,
+  json,
+  type TestApp,
+  type TestCreator,
+} from './helpers.js';
+
+/**
+ * The cross-route security suite. It walks every route in the OpenAPI document, so a route
+ * added later joins automatically: creator routes refuse a missing key (401), answer 404
+ * for another creator's resource, and reject unknown body fields (400); admin routes
+ * refuse creator keys; member routes (/api/v1/member/*) take only member tokens, which open
+ * no creator or admin route. A route whose path names a resource without a factory below fails
+ * the suite until one is added.
+ */
+type Factory = (t: TestApp, owner: TestCreator) => Promise<string>;
+const RESOURCE_FACTORIES: Record<string, Factory> = {
+  communities: async (t, owner) => (await createCommunity(t, owner)).id,
+  tiers: async (t, owner) => (await createTier(t, owner, (await createCommunity(t, owner)).id)).id,
+  // A real subscription: hosted checkout paid at the simulator, mirrored by reconciliation.
+  subscriptions: async (t, owner) => (await subscribe(t, { creator: owner, mirror: 'reconcile' })).subscription.id,
+  // A real manual payout: paid funds made available by the simulator clock, schedule switched to manual.
+  payouts: async (t, owner) => {
+    const s = await subscribe(t, { creator: owner, mirror: 'reconcile' });
+    await t.stripe.accounts.update(s.account, { settings: { payouts: { schedule: { interval: 'manual' } } } });
+    await advanceDays(t, 8);
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/payouts/manual', headers: owner.headers, payload: { amount_cents: 1000 } });
+    if (res.statusCode !== 201) throw new Error(`payout factory failed: ${res.body}`);
+    return json(res).data.id as string;
+  },
+  exercises: async (t, owner) => (await createExercise(t, owner)).id,
+  'workout-programs': async (t, owner) => (await createProgram(t, owner, (await createCommunity(t, owner)).id)).id,
+  workouts: async (t, owner) => (await createWorkout(t, owner, (await createProgram(t, owner, (await createCommunity(t, owner)).id)).id)).id,
+};
+
+const PUBLIC_PATHS = new Set(['/health', '/ready']);
+
+interface Operation {
+  method: string;
+  path: string;
+  hasBody: boolean;
+  isAdmin: boolean;
+  /** Authenticated by a member token, not a creator key. */
+  isMember: boolean;
+}
+
+let t: TestApp;
+let operations: Operation[];
+beforeAll(async () => {
+  t = await buildTestApp();
+  const doc = json(await t.app.inject({ method: 'GET', url: '/openapi.json' }));
+  operations = [];
+  for (const [path, item] of Object.entries<Record<string, { requestBody?: unknown; security?: unknown[] }>>(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (PUBLIC_PATHS.has(path) || (Array.isArray(op.security) && op.security.length === 0)) continue;
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        hasBody: op.requestBody !== undefined,
+        isAdmin: path.startsWith('/api/v1/admin'),
+        isMember: path.startsWith('/api/v1/member/'),
+      });
+    }
+  }
+});
+afterAll(() => t.close());
+
+const isCreatorRoute = (o: Operation) => !o.isAdmin && !o.isMember;
+const anyId = (path: string) => path.replace(/\{[a-z_]+\}/g, '0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b');
+
+/** A concrete URL for the operation, its path ids naming resources the owner really has. */
+async function urlFor(op: Operation, owner: TestCreator): Promise<string> {
+  let url = op.path;
+  for (const match of op.path.matchAll(/\/([a-z-]+)\/\{([a-z_]+)\}/g)) {
+    const [, resource, param] = match;
+    const factory = RESOURCE_FACTORIES[resource!];
+    if (!factory) throw new Error(`security suite: add a factory for "${resource}" (route ${op.method} ${op.path})`);
+    url = url.replace(`{${param}}`, await factory(t, owner));
+  }
+  return url;
+}
+
+describe('security suite over every route', () => {
+  it('finds the creator routes to check', () => {
+    expect(operations.filter(isCreatorRoute).length).toBeGreaterThanOrEqual(6);
+    expect(operations.filter((o) => o.isMember).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('answers 401 with WWW-Authenticate on every protected route without credentials', async () => {
+    for (const op of operations) {
+      const url = op.path.replace(/\{[a-z_]+\}/g, '0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b');
+      const res = await t.app.inject({ method: op.method as 'GET', url, ...(op.hasBody ? { payload: {} } : {}) });
+      expect(res.statusCode, `${op.method} ${op.path}`).toBe(401);
+      expect(res.headers['www-authenticate'], `${op.method} ${op.path}`).toMatch(/^Bearer/);
+    }
+  });
+
+  it('refuses a creator key on every admin route', async () => {
+    const creator = await createCreator(t);
+    for (const op of operations.filter((o) => o.isAdmin)) {
+      const url = op.path.replace(/\{[a-z_]+\}/g, creator.id);
+      const res = await t.app.inject({ method: op.method as 'GET', url, headers: creator.headers, ...(op.hasBody ? { payload: {} } : {}) });
+      expect(res.statusCode, `${op.method} ${op.path}`).toBe(401);
+    }
+  });
+
+  it("answers 404 on every creator route that names another creator's resource", async () => {
+    const owner = await createCreator(t);
+    const intruder = await createCreator(t);
+    for (const op of operations.filter((o) => isCreatorRoute(o) && o.path.includes('{'))) {
+      const url = await urlFor(op, owner);
+      const res = await t.app.inject({ method: op.method as 'GET', url, headers: intruder.headers, ...(op.hasBody ? { payload: {} } : {}) });
+      expect(res.statusCode, `${op.method} ${url}`).toBe(404);
+      expect(json(res).error.code).toBe('not_found');
+    }
+  });
+
+  it('rejects an unknown body field on every creator route that takes a body', async () => {
+    const owner = await createCreator(t);
+    for (const op of operations.filter((o) => isCreatorRoute(o) && o.hasBody)) {
+      const url = await urlFor(op, owner);
+      const res = await t.app.inject({ method: op.method as 'POST', url, headers: owner.headers, payload: { __not_a_field: 1 } });
+      expect(res.statusCode, `${op.method} ${op.path}`).toBe(400);
+      expect(json(res).error.details, `${op.method} ${op.path}`).toContainEqual({ field: '__not_a_field', message: 'is not a known field' });
+    }
+  });
+
+  it('refuses a creator key on every member route', async () => {
+    const creator = await createCreator(t);
+    for (const op of operations.filter((o) => o.isMember)) {
+      const res = await t.app.inject({ method: op.method as 'GET', url: anyId(op.path), headers: creator.headers, ...(op.hasBody ? { payload: {} } : {}) });
+      expect(res.statusCode, `${op.method} ${op.path}`).toBe(401);
+      expect(res.headers['www-authenticate'], `${op.method} ${op.path}`).toMatch(/^Bearer/);
+    }
+  });
+
+  it('refuses a member token on every creator and admin route', async () => {
+    const member = await createMember(t);
+    for (const op of operations.filter((o) => !o.isMember)) {
+      const res = await t.app.inject({ method: op.method as 'GET', url: anyId(op.path), headers: member.headers, ...(op.hasBody ? { payload: {} } : {}) });
+      expect(res.statusCode, `${op.method} ${op.path}`).toBe(401);
+    }
+  });
+
+  it('rejects an unknown body field on every member route that takes a body', async () => {
+    const member = await createMember(t);
+    for (const op of operations.filter((o) => o.isMember && o.hasBody)) {
+      const res = await t.app.inject({ method: op.method as 'POST', url: anyId(op.path), headers: member.headers, payload: { __not_a_field: 1 } });
+      expect(res.statusCode, `${op.method} ${op.path}`).toBe(400);
+      expect(json(res).error.details, `${op.method} ${op.path}`).toContainEqual({ field: '__not_a_field', message: 'is not a known field' });
+    }
+  });
+});
