@@ -3,6 +3,7 @@
  *
  *   npm run bench                      # 2,000 members × 100 logs × 10 sets = 2M sets, 20 s of load
  *   BENCH_LOGS_PER_MEMBER=500 npm run bench   # 10M sets
+ *   BENCH_KEEP=1 npm run bench, then BENCH_DB=<the name it prints> npm run bench   # rerun without seeding
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, database `tribes_bench_<time>`,
  * dropped afterwards) through SQL, starts the real server on it as a child process, then
@@ -10,10 +11,11 @@
  * (8 sets over 4 exercises, one warm-up), so each one reads and updates PR state.
  */
 import { spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
-import { seedTrainingHistory } from './seed-training.js';
+import { seedTrainingHistory, type BenchFixture } from './seed-training.js';
 
 const env = process.env;
 const int = (name: string, fallback: number) => Number(env[name] ?? fallback);
@@ -26,16 +28,29 @@ const connections = int('BENCH_CONNECTIONS', 64);
 const port = int('BENCH_PORT', 3900);
 
 async function main() {
-  const dbName = `tribes_bench_${Date.now()}`;
+  // BENCH_DB=<name of a database kept by BENCH_KEEP=1> reruns the load on it without seeding.
+  const reuse = env.BENCH_DB;
+  const dbName = reuse ?? `tribes_bench_${Date.now()}`;
+  const fixtureFile = `.tmp/${dbName}.json`;
   const admin = connectPostgres({ url: serverUrl, poolMax: 1, statementTimeoutMs: 60_000 });
-  await sql.raw(`create database ${dbName}`).execute(admin.db);
+  if (!reuse) await sql.raw(`create database ${dbName}`).execute(admin.db);
   const url = new URL(serverUrl);
   url.pathname = `/${dbName}`;
   let server: ReturnType<typeof spawn> | undefined;
   try {
-    const started = Date.now();
-    const fixture = await seedTrainingHistory(url.toString(), { members, logsPerMember, setsPerLog });
-    console.log(`seeded ${members * logsPerMember * setsPerLog} sets (${members} members) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    let fixture: BenchFixture;
+    if (reuse) {
+      fixture = JSON.parse(await readFile(fixtureFile, 'utf8')) as BenchFixture;
+    } else {
+      const started = Date.now();
+      fixture = await seedTrainingHistory(url.toString(), { members, logsPerMember, setsPerLog });
+      console.log(`seeded ${members * logsPerMember * setsPerLog} sets (${members} members) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      if (env.BENCH_KEEP) {
+        await mkdir('.tmp', { recursive: true });
+        await writeFile(fixtureFile, JSON.stringify(fixture));
+        console.log(`kept database ${dbName}; rerun with BENCH_DB=${dbName}`);
+      }
+    }
 
     server = spawn('node', [...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/server.ts'], {
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -111,7 +126,7 @@ async function main() {
       server.kill('SIGTERM');
       await exited;
     }
-    if (!env.BENCH_KEEP) await sql.raw(`drop database ${dbName}`).execute(admin.db);
+    if (!env.BENCH_KEEP && !reuse) await sql.raw(`drop database ${dbName}`).execute(admin.db);
     await admin.close();
   }
 }

@@ -68,6 +68,7 @@ import { createProgramsService } from './modules/programs/programs.service.js';
 import { createWorkoutLogsRepo } from './modules/workout-logs/workout-logs.repo.js';
 import { workoutLogsRoutes } from './modules/workout-logs/workout-logs.routes.js';
 import { CreatedWorkoutLog, WorkoutLog } from './modules/workout-logs/workout-logs.schemas.js';
+import { createLoggingRepo } from './modules/workout-logs/logging.repo.js';
 import { createWorkoutLogsService } from './modules/workout-logs/workout-logs.service.js';
 import { createInbox } from './modules/webhooks/inbox.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
@@ -230,7 +231,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const exercisesRepo = createExercisesRepo(db);
   const exercises = createExercisesService({ db, exercises: exercisesRepo, videoBaseUrl: config.exerciseVideoBaseUrl });
   const programs = createProgramsService({ db, programs: createProgramsRepo(db), communities: communitiesRepo, exercises: exercisesRepo });
-  const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), exercises: exercisesRepo });
+  const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging: createLoggingRepo(db) });
 
   await app.register(healthRoutes(database.ping));
   await app.register(adminRoutes(createAdminService({ db, creators, processor }), deps.adminToken), { prefix: '/api/v1/admin' });

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { PglitePool } from './pglite-pool.js';
+import { preparingClient } from './prepared.js';
 import type { Database } from './types.js';
 
 export type Db = Kysely<Database>;
@@ -49,6 +50,7 @@ export function connectPostgres(opts: PostgresOptions): DatabaseHandle {
   // handed out); pg then emits 'error' on the client, which must not crash the process.
   // The failing query rejects on its own, and the pool discards the dead client on release.
   pool.on('connect', (client) => {
+    preparingClient(client);
     client.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'database connection lost'));
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

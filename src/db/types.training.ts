@@ -99,3 +99,9 @@ export interface PersonalRecordsTable {
   performed_at: Date | string;
   updated_at: Timestamp;
 }
+
+export interface MemberTrainingTable {
+  member_id: string;
+  version: number;
+  updated_at: Defaulted<Timestamp>;
+}

@@ -2,6 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 import type { Defaulted, NullableTimestamp, Timestamp } from './column-types.js';
 import type {
   ExercisesTable,
+  MemberTrainingTable,
   PersonalRecordsTable,
   WorkoutExercisesTable,
   WorkoutLogsTable,
@@ -229,6 +230,7 @@ export interface Database {
   workout_logs: WorkoutLogsTable;
   workout_sets: WorkoutSetsTable;
   personal_records: PersonalRecordsTable;
+  member_training: MemberTrainingTable;
   payouts: PayoutsTable;
   payments: PaymentsTable;
 }

@@ -3,10 +3,6 @@ import type { Executor } from '../../db/tx.js';
 import type { PrKind } from '../../db/types.js';
 import type { Holder, LogRef, WorkingSet } from './prs.js';
 
-// One lock namespace for "this member's training history": two logs of one member never
-// interleave their record reads and writes (other members are not held up).
-const MEMBER_HISTORY_LOCK = 72_005;
-
 export interface NewSet extends WorkingSet {
   exerciseId: string;
   rpe: number | null;
@@ -31,10 +27,6 @@ export interface HolderRow extends Holder {
 /** Workout logs, their sets and the personal-record state. Member-owned: member_id leads every member query. */
 export function createWorkoutLogsRepo(db: Executor) {
   return {
-    async lockMemberHistory(memberId: string, trx: Executor) {
-      await sql`select pg_advisory_xact_lock(${MEMBER_HISTORY_LOCK}, hashtext(${memberId}))`.execute(trx);
-    },
-
     async insertLog(row: NewLog, trx: Executor) {
       const { sets, ...log } = row;
       await trx.insertInto('workout_logs').values({ ...log, sets_count: sets.length }).execute();
@@ -54,64 +46,6 @@ export function createWorkoutLogsRepo(db: Executor) {
           })),
         )
         .execute();
-    },
-
-    /**
-     * In one round trip: whether any working set of these exercises was performed after
-     * `at` (then the log is back-dated and history must be replayed), and the member's
-     * current record holders for them (primary-key lookups).
-     */
-    async readState(memberId: string, exerciseIds: string[], at: Date, trx: Executor): Promise<{ later: boolean; holders: HolderRow[] }> {
-      const { rows } = await sql<{ later: boolean; holders: Array<Record<string, any>> }>`
-        select exists (
-                 select 1 from workout_sets
-                 where member_id = ${memberId} and exercise_id = any(${exerciseIds}::uuid[]) and performed_at > ${at} and not is_warmup
-               ) as later,
-               coalesce((select json_agg(pr) from personal_records pr where pr.member_id = ${memberId} and pr.exercise_id = any(${exerciseIds}::uuid[])), '[]') as holders`.execute(trx);
-      const row = rows[0]!;
-      const holders = (typeof row.holders === 'string' ? JSON.parse(row.holders) : row.holders) as Array<Record<string, any>>;
-      return {
-        later: row.later,
-        holders: holders.map((r) => ({
-          exerciseId: r.exercise_id,
-          kind: r.kind,
-          value: Number(r.value),
-          previousValue: r.previous_value === null ? null : Number(r.previous_value),
-          logId: r.log_id,
-          position: r.set_position,
-          creatorId: r.creator_id,
-          performedAt: new Date(r.performed_at),
-        })),
-      };
-    },
-
-    /**
-     * The log, its sets and the record holders that moved, in one statement (data-modifying
-     * CTEs always run to completion): the common path of logging is one write round trip.
-     */
-    async writeLog(log: NewLog, changed: HolderRow[], trx: Executor) {
-      const s = log.sets;
-      const h = changed;
-      await sql`
-        with new_log as (
-          insert into workout_logs (id, member_id, creator_id, community_id, workout_id, performed_at, created_at, sets_count)
-          values (${log.id}, ${log.member_id}, ${log.creator_id}, ${log.community_id}, ${log.workout_id}, ${log.performed_at}, ${log.created_at}, ${s.length})
-        ), new_sets as (
-          insert into workout_sets (log_id, position, member_id, exercise_id, performed_at, reps, load_kg, is_warmup, rpe)
-          select ${log.id}, t.position, ${log.member_id}, t.exercise_id, ${log.performed_at}, t.reps, t.load_kg, t.is_warmup, t.rpe
-          from unnest(${s.map((x) => x.position)}::int[], ${s.map((x) => x.exerciseId)}::uuid[], ${s.map((x) => x.reps)}::int[],
-                      ${s.map((x) => x.loadKg)}::numeric[], ${s.map((x) => x.isWarmup)}::boolean[], ${s.map((x) => x.rpe)}::numeric[])
-               as t(position, exercise_id, reps, load_kg, is_warmup, rpe)
-        )
-        insert into personal_records (member_id, exercise_id, kind, value, previous_value, log_id, set_position, creator_id, performed_at)
-        select ${log.member_id}, t.exercise_id, t.kind, t.value, t.previous_value, t.log_id, t.set_position, t.creator_id, t.performed_at
-        from unnest(${h.map((x) => x.exerciseId)}::uuid[], ${h.map((x) => x.kind)}::text[], ${h.map((x) => x.value)}::float8[],
-                    ${h.map((x) => x.previousValue)}::float8[], ${h.map((x) => x.logId)}::uuid[], ${h.map((x) => x.position)}::int[],
-                    ${h.map((x) => x.creatorId)}::uuid[], ${h.map((x) => x.performedAt)}::timestamptz[])
-             as t(exercise_id, kind, value, previous_value, log_id, set_position, creator_id, performed_at)
-        on conflict (member_id, exercise_id, kind) do update set
-          value = excluded.value, previous_value = excluded.previous_value, log_id = excluded.log_id,
-          set_position = excluded.set_position, creator_id = excluded.creator_id, performed_at = excluded.performed_at, updated_at = now()`.execute(trx);
     },
 
     async replaceHolders(memberId: string, exerciseIds: string[], rows: HolderRow[], trx: Executor) {

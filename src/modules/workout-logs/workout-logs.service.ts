@@ -1,79 +1,67 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { iso, type Executor } from '../../db/tx.js';
 import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
-import type { ExercisesRepo } from '../exercises/exercises.repo.js';
 import { hasAtMostTwoDecimals } from '../programs/programs.service.js';
-import { applyLog, displayValue, recompute, type Bests, type LogRef, type PrFound, type PrKind } from './prs.js';
+import { displayValue, recompute, type Bests, type PrFound, type PrKind } from './prs.js';
+import type { LoggingRepo, LogStatementResult } from './logging.repo.js';
 import type { HolderRow, NewLog, NewSet, WorkoutLogRow, WorkoutLogsRepo } from './workout-logs.repo.js';
 import { FUTURE_SKEW_MS, type CreateLogBody } from './workout-logs.schemas.js';
 
 export interface WorkoutLogsDeps {
   db: Db;
   logs: WorkoutLogsRepo;
-  exercises: ExercisesRepo;
+  logging: LoggingRepo;
   /** The wall clock; tests move it. */
   now?: () => Date;
 }
 
-const forbidden = (what: string) => new AppError('forbidden', `You hold no live subscription to the community of this ${what}; subscribe to log it there.`);
+/** Optimistic writes tried before falling back to the member's history lock. */
+const OPTIMISTIC_ATTEMPTS = 3;
 
-const bestsFrom = (rows: HolderRow[]) => {
-  const byExercise = new Map<string, Bests>();
-  for (const h of rows) byExercise.set(h.exerciseId, { ...byExercise.get(h.exerciseId), [h.kind]: h });
-  return byExercise;
-};
+const forbidden = (what: string) => new AppError('forbidden', `You hold no live subscription to the community of this ${what}; subscribe to log it there.`);
 
 const holdersOf = (exerciseId: string, bests: Bests, only?: Set<PrKind>): HolderRow[] =>
   Object.entries(bests).flatMap(([kind, h]) => (h && (!only || only.has(kind as PrKind)) ? [{ ...h, exerciseId, kind: kind as PrKind }] : []));
 
 /** Logging what a member really did, with PR detection (DESIGN §7) kept per member × exercise × kind. */
-export function createWorkoutLogsService({ db, logs, exercises, now = () => new Date() }: WorkoutLogsDeps) {
-  /** Where the log happened: from the workout's program, or the community named; neither = personal. One query either way. */
-  async function contextOf(memberId: string, input: CreateLogBody) {
-    const live = (communityRef: 'p.community_id' | 'c.id') =>
-      sql<boolean>`exists (select 1 from subscriptions s where s.member_id = ${memberId} and s.community_id = ${sql.ref(communityRef)} and s.status in ('trialing', 'active', 'past_due'))`;
-    if (input.workout_id) {
-      const workout = await db
-        .selectFrom('workouts as w')
-        .innerJoin('workout_programs as p', 'p.id', 'w.program_id')
-        .select(['p.creator_id', 'p.community_id', live('p.community_id').as('live')])
-        .where('w.id', '=', input.workout_id)
-        .where('w.deleted_at', 'is', null)
-        .where('p.deleted_at', 'is', null)
-        .executeTakeFirst();
-      if (!workout) throw notFound('Workout');
-      if (input.community_id && input.community_id !== workout.community_id) {
-        throw new AppError('validation_error', 'The workout belongs to another community.', [{ field: 'community_id', message: "is not the workout's community" }]);
-      }
-      if (!workout.live) throw forbidden('workout');
-      return { creatorId: workout.creator_id, communityId: workout.community_id, workoutId: input.workout_id };
-    }
-    if (input.community_id) {
-      const community = await db.selectFrom('communities as c').select(['c.creator_id', live('c.id').as('live')]).where('c.id', '=', input.community_id).executeTakeFirst();
-      if (!community) throw notFound('Community');
-      if (!community.live) throw forbidden('community');
-      return { creatorId: community.creator_id, communityId: input.community_id, workoutId: null };
-    }
-    return { creatorId: null, communityId: null, workoutId: null };
-  }
-
-  /** The performed_at and the names of the exercises, once the log is known to be valid. */
-  async function validate(memberId: string, input: CreateLogBody): Promise<{ performedAt: Date; names: Map<string, string> }> {
-    const performedAt = new Date(input.performed_at);
+export function createWorkoutLogsService({ db, logs, logging, now = () => new Date() }: WorkoutLogsDeps) {
+  /** Problems a log has without looking anything up; reported with the lookups' ones. */
+  function ownProblems(input: CreateLogBody, performedAt: Date): ErrorDetail[] {
     const problems: ErrorDetail[] = [];
     if (performedAt.getTime() > now().getTime() + FUTURE_SKEW_MS) problems.push({ field: 'performed_at', message: 'is in the future' });
     input.sets.forEach((s, i) => {
       if (s.load_kg !== undefined && !hasAtMostTwoDecimals(s.load_kg)) problems.push({ field: `sets.${i}.load_kg`, message: 'must have at most 2 decimals' });
     });
-    const visible = await exercises.visibleIds({ memberId }, input.sets.map((s) => s.exercise_id));
+    return problems;
+  }
+
+  /**
+   * Where the log happened, from what the logging statement looked up: the workout's
+   * program, or the community named; neither = a personal log. Throws what a client fixes
+   * first: 400 (all problems at once), then 404, then 403.
+   */
+  function placeOf(input: CreateLogBody, found: LogStatementResult, problems: ErrorDetail[]) {
     input.sets.forEach((s, i) => {
-      if (!visible.has(s.exercise_id)) problems.push({ field: `sets.${i}.exercise_id`, message: 'is not an exercise you can log' });
+      if (!found.visible.has(s.exercise_id)) problems.push({ field: `sets.${i}.exercise_id`, message: 'is not an exercise you can log' });
     });
     if (problems.length) throw new AppError('validation_error', 'The workout log is not valid.', problems);
-    return { performedAt, names: visible };
+    if (input.workout_id) {
+      const workout = found.workout;
+      if (!workout) throw notFound('Workout');
+      if (input.community_id && input.community_id !== workout.communityId) {
+        throw new AppError('validation_error', 'The workout belongs to another community.', [{ field: 'community_id', message: "is not the workout's community" }]);
+      }
+      if (!workout.live) throw forbidden('workout');
+      return { creatorId: workout.creatorId, communityId: workout.communityId };
+    }
+    if (input.community_id) {
+      if (!found.community) throw notFound('Community');
+      if (!found.community.live) throw forbidden('community');
+      return { creatorId: found.community.creatorId, communityId: input.community_id };
+    }
+    return { creatorId: null, communityId: null };
   }
 
   /** Rebuilds the holders of these exercises from the member's whole history; returns the PRs each log made. */
@@ -106,8 +94,8 @@ export function createWorkoutLogsService({ db, logs, exercises, now = () => new 
 
   return {
     async create(memberId: string, input: CreateLogBody) {
-      const { performedAt, names } = await validate(memberId, input);
-      const context = await contextOf(memberId, input);
+      const performedAt = new Date(input.performed_at);
+      const problems = ownProblems(input, performedAt);
       const id = newId();
       const sets: NewSet[] = input.sets.map((s, position) => ({
         position,
@@ -117,38 +105,46 @@ export function createWorkoutLogsService({ db, logs, exercises, now = () => new 
         isWarmup: s.is_warmup ?? false,
         rpe: s.rpe ?? null,
       }));
-      const exerciseIds = [...new Set(sets.map((s) => s.exerciseId))];
-      const log: NewLog = { id, member_id: memberId, creator_id: context.creatorId, community_id: context.communityId, workout_id: context.workoutId, performed_at: performedAt, created_at: new Date(), sets };
-      const logRef: LogRef = { logId: id, performedAt, creatorId: context.creatorId };
+      const log: NewLog = {
+        id,
+        member_id: memberId,
+        creator_id: null,
+        community_id: input.community_id ?? null,
+        workout_id: input.workout_id ?? null,
+        performed_at: performedAt,
+        created_at: new Date(),
+        sets,
+      };
 
-      // Round trips: lock, read state, one write (log + sets + moved records), commit.
-      const found = await db.transaction().execute(async (trx) => {
-        await logs.lockMemberHistory(memberId, trx);
-        const state = await logs.readState(memberId, exerciseIds, performedAt, trx);
-        // A log dated before sets already logged changes what came after it: rebuild those
-        // exercises from history. The usual case (the newest log) only compares with the holders.
-        if (state.later) {
+      // One statement checks, detects PRs and writes (logging.repo.ts). It writes nothing when
+      // the log is refused (placeOf says why), back-dated, or raced by another change of
+      // this member's history (then it runs again).
+      let result = await logging.logNewest(log, problems.length === 0);
+      for (let attempt = 1; result.outcome === 'conflict' && attempt < OPTIMISTIC_ATTEMPTS; attempt++) result = await logging.logNewest(log, true);
+      const place = placeOf(input, result, problems);
+      Object.assign(log, { creator_id: place.creatorId, community_id: place.communityId });
+      let found: Array<PrFound & { exerciseId: string }>;
+      if (result.outcome === 'written') {
+        found = result.prs;
+      } else if (result.outcome === 'refused') {
+        throw new Error('the logging statement refused a log that passes every check');
+      } else {
+        // A log dated before sets already logged changes what came after it (and a member
+        // racing themselves past the retries lands here too): replay those exercises'
+        // history under the member's history lock.
+        const exerciseIds = [...new Set(sets.map((s) => s.exerciseId))];
+        found = await db.transaction().execute(async (trx) => {
+          await logging.lockHistory(memberId, trx);
           await logs.insertLog(log, trx);
           return (await recomputeExercises(memberId, exerciseIds, trx)).get(id) ?? [];
-        }
-        const bests = bestsFrom(state.holders);
-        const changed: HolderRow[] = [];
-        const prs: Array<PrFound & { exerciseId: string }> = [];
-        for (const exerciseId of exerciseIds) {
-          const before = bests.get(exerciseId) ?? {};
-          const applied = applyLog(before, sets.filter((s) => s.exerciseId === exerciseId), logRef);
-          const moved = new Set((Object.keys(applied.bests) as PrKind[]).filter((k) => applied.bests[k] !== before[k]));
-          changed.push(...holdersOf(exerciseId, applied.bests, moved));
-          prs.push(...applied.prs.map((p) => ({ ...p, exerciseId })));
-        }
-        await logs.writeLog(log, changed, trx);
-        return prs;
-      });
+        });
+      }
 
+      const names = result.visible;
       return {
         id,
-        workout_id: context.workoutId,
-        community_id: context.communityId,
+        workout_id: log.workout_id,
+        community_id: log.community_id,
         performed_at: iso(performedAt),
         sets: sets.map((s) => ({ exercise_id: s.exerciseId, exercise_name: names.get(s.exerciseId) ?? '', reps: s.reps, load_kg: s.loadKg, is_warmup: s.isWarmup, rpe: s.rpe })),
         created_at: iso(log.created_at),
@@ -164,7 +160,7 @@ export function createWorkoutLogsService({ db, logs, exercises, now = () => new 
     /** Deletes the log and rebuilds the member's records for the exercises it held. */
     async remove(memberId: string, id: string) {
       await db.transaction().execute(async (trx) => {
-        await logs.lockMemberHistory(memberId, trx);
+        await logging.lockHistory(memberId, trx);
         if (!(await logs.findOwn(memberId, id, trx))) throw notFound('Workout log');
         const exerciseIds = await logs.exercisesOf(id, trx);
         await logs.deleteLog(memberId, id, trx);

@@ -1,0 +1,116 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BENCH_PRESS_ID, buildTestApp, createMember, json, type TestApp, type TestMember } from '../../../test/helpers.js';
+import { displayValue, recompute, type WorkingSet } from './prs.js';
+
+/**
+ * The newest-log path detects PRs in SQL (logging.repo.ts); deletions and back-dated logs
+ * replay history in TypeScript (prs.ts). These tests hold the two to the same rules.
+ */
+let t: TestApp;
+let squat = '';
+beforeAll(async () => {
+  t = await buildTestApp();
+  squat = (await t.database.db.selectFrom('exercises').select('id').where('slug', '=', 'barbell-back-squat').executeTakeFirstOrThrow()).id;
+});
+afterAll(() => t.close());
+
+type SetIn = { exercise_id: string; reps: number; load_kg: number; is_warmup: boolean };
+interface Logged {
+  id: string;
+  performedAt: Date;
+  sets: SetIn[];
+  prs: Array<{ exercise_id: string; kind: string; value: number; previous_value: number; set_index: number }>;
+}
+
+const post = (member: TestMember, performedAt: Date, sets: SetIn[]) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/member/workout-logs', headers: member.headers, payload: { performed_at: performedAt.toISOString(), sets } });
+
+/** What prs.ts says the history makes: PRs per log and the final holders, per exercise. */
+function expected(history: Logged[]) {
+  const ordered = [...history].sort((a, b) => a.performedAt.getTime() - b.performedAt.getTime() || a.id.localeCompare(b.id));
+  const prs = new Map<string, Array<{ exercise_id: string; kind: string; value: number; previous_value: number; set_index: number }>>();
+  const holders: Array<{ exercise_id: string; kind: string; value: number; previous_value: number | null; log_id: string; set_position: number }> = [];
+  for (const exerciseId of [BENCH_PRESS_ID, squat]) {
+    const logs = ordered
+      .map((l) => ({
+        log: { logId: l.id, performedAt: l.performedAt, creatorId: null },
+        sets: l.sets.flatMap((s, position): WorkingSet[] => (s.exercise_id === exerciseId ? [{ position, reps: s.reps, loadKg: s.load_kg, isWarmup: s.is_warmup }] : [])),
+      }))
+      .filter((l) => l.sets.length > 0);
+    const result = recompute(logs);
+    for (const [logId, found] of result.prsByLog) {
+      prs.set(logId, [
+        ...(prs.get(logId) ?? []),
+        ...found.map((p) => ({ exercise_id: exerciseId, kind: p.kind, value: displayValue(p.value), previous_value: displayValue(p.previousValue), set_index: p.position })),
+      ]);
+    }
+    for (const [kind, h] of Object.entries(result.bests)) {
+      holders.push({ exercise_id: exerciseId, kind, value: h.value, previous_value: h.previousValue, log_id: h.logId, set_position: h.position });
+    }
+  }
+  return { prs, holders };
+}
+
+async function holdersOf(member: TestMember) {
+  const rows = await t.database.db
+    .selectFrom('personal_records')
+    .select(['exercise_id', 'kind', 'value', 'previous_value', 'log_id', 'set_position'])
+    .where('member_id', '=', member.id)
+    .execute();
+  return rows.map((r) => ({ ...r, value: Number(r.value), previous_value: r.previous_value === null ? null : Number(r.previous_value) }));
+}
+
+const byKey = <T extends { exercise_id: string; kind: string }>(rows: T[]) =>
+  [...rows].sort((a, b) => a.exercise_id.localeCompare(b.exercise_id) || a.kind.localeCompare(b.kind));
+
+describe('the single-statement logging path', () => {
+  it('finds exactly the PRs and leaves exactly the holders that the TypeScript rules do, on random histories', async () => {
+    const exercises = [BENCH_PRESS_ID, squat];
+    const set = fc.record({
+      exercise_id: fc.constantFrom(...exercises),
+      reps: fc.integer({ min: 1, max: 12 }),
+      // Few distinct loads, so ties (which never make a PR) are common; 0 is bodyweight.
+      load_kg: fc.constantFrom(0, 20, 22.5, 40, 60, 60.25, 100),
+      is_warmup: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(set, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 7 }), async (logs) => {
+        const member = await createMember(t);
+        const history: Logged[] = [];
+        let minute = 0;
+        for (const sets of logs) {
+          const performedAt = new Date(Date.UTC(2026, 0, 1) + ++minute * 60_000);
+          const res = await post(member, performedAt, sets);
+          expect(res.statusCode, res.body).toBe(201);
+          const data = json(res).data;
+          history.push({ id: data.id, performedAt, sets, prs: data.prs });
+        }
+        const want = expected(history);
+        for (const log of history) expect(byKey(log.prs)).toEqual(byKey(want.prs.get(log.id) ?? []));
+        expect(byKey(await holdersOf(member))).toEqual(byKey(want.holders));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("keeps one member's records right when their logs arrive at once, in any order of dates", async () => {
+    const member = await createMember(t);
+    const base = Date.UTC(2026, 1, 1);
+    // Dates shuffled against arrival, so some logs land before later-dated ones and some after.
+    const minutes = [5, 1, 7, 3, 8, 2, 6, 4];
+    const logs = minutes.map((m, i) => ({
+      performedAt: new Date(base + m * 60_000),
+      sets: [
+        { exercise_id: BENCH_PRESS_ID, reps: 1 + ((i * 5) % 12), load_kg: 40 + ((i * 7) % 5) * 10, is_warmup: false },
+        { exercise_id: squat, reps: 3 + (i % 4), load_kg: 60 + m * 2.5, is_warmup: i % 3 === 0 },
+      ],
+    }));
+    const responses = await Promise.all(logs.map((l) => post(member, l.performedAt, l.sets)));
+    for (const res of responses) expect(res.statusCode, res.body).toBe(201);
+    const history = responses.map((res, i) => ({ id: json(res).data.id as string, performedAt: logs[i]!.performedAt, sets: logs[i]!.sets, prs: [] }));
+    expect(byKey(await holdersOf(member))).toEqual(byKey(expected(history).holders));
+    const version = await t.database.db.selectFrom('member_training').select('version').where('member_id', '=', member.id).executeTakeFirstOrThrow();
+    expect(Number(version.version)).toBe(logs.length);
+  });
+});
