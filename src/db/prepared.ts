@@ -12,18 +12,21 @@ import type pg from 'pg';
  * untouched.
  */
 const MARKER = /^\/\*prepare:([a-z_]+)\*\//;
-const names = new Map<string, string>();
+// By marker, the texts seen with it and their names. Keyed by the short marker, not the
+// text: a query's text is a fresh string each time, and hashing kilobytes per call adds up.
+const known = new Map<string, Array<{ text: string; name: string }>>();
 
 export function preparedName(text: string): string | undefined {
   if (!text.startsWith('/*prepare:')) return undefined;
-  let name = names.get(text);
-  if (name === undefined) {
-    const marker = MARKER.exec(text);
-    if (!marker) return undefined;
-    name = `${marker[1]}_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 12)}`;
-    names.set(text, name);
+  const marker = MARKER.exec(text)?.[1];
+  if (!marker) return undefined;
+  const texts = known.get(marker) ?? known.set(marker, []).get(marker)!;
+  let entry = texts.find((t) => t.text === text);
+  if (!entry) {
+    entry = { text, name: `${marker}_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 12)}` };
+    texts.push(entry);
   }
-  return name;
+  return entry.name;
 }
 
 /** Makes a pool client run marked queries as named prepared statements (Kysely calls `query(text, values)`). */

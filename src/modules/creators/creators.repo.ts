@@ -47,13 +47,11 @@ export function createCreatorsRepo(db: Executor) {
         .executeTakeFirst();
     },
 
+    /** Every creator request asks this: a prepared statement (src/db/prepared.ts). */
     async findActiveApiKey(hash: Buffer, trx: Executor = db) {
-      return trx
-        .selectFrom('api_keys')
-        .select(['id', 'creator_id', 'key_hash'])
-        .where('key_hash', '=', hash)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
+      const { rows } = await sql<{ id: string; creator_id: string; key_hash: Buffer }>`/*prepare:api_key*/
+        select id, creator_id, key_hash from api_keys where key_hash = ${hash} and revoked_at is null`.execute(trx);
+      return rows[0];
     },
   };
 }

@@ -35,14 +35,11 @@ export function createMembersRepo(db: Executor) {
         .executeTakeFirstOrThrow();
     },
 
+    /** Every member request asks this: a prepared statement (src/db/prepared.ts). */
     async findActiveToken(hash: Buffer, trx: Executor = db) {
-      return trx
-        .selectFrom('member_tokens')
-        .select(['id', 'member_id', 'token_hash'])
-        .where('token_hash', '=', hash)
-        .where('revoked_at', 'is', null)
-        .where('expires_at', '>', sql<Date>`now()`)
-        .executeTakeFirst();
+      const { rows } = await sql<{ id: string; member_id: string; token_hash: Buffer }>`/*prepare:member_token*/
+        select id, member_id, token_hash from member_tokens where token_hash = ${hash} and revoked_at is null and expires_at > now()`.execute(trx);
+      return rows[0];
     },
 
     /** Revokes one token of this member; revoking twice keeps the first time. */
