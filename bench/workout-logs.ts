@@ -24,7 +24,7 @@ const members = int('BENCH_MEMBERS', 2000);
 const logsPerMember = int('BENCH_LOGS_PER_MEMBER', 100);
 const setsPerLog = int('BENCH_SETS_PER_LOG', 10);
 const duration = int('BENCH_DURATION', 20);
-const connections = int('BENCH_CONNECTIONS', 64);
+const connections = int('BENCH_CONNECTIONS', 16);
 const port = int('BENCH_PORT', 3900);
 
 async function main() {
@@ -57,7 +57,7 @@ async function main() {
       env: {
         ...env,
         DATABASE_URL: url.toString(),
-        DATABASE_POOL_MAX: env.DATABASE_POOL_MAX ?? '20',
+        DATABASE_POOL_MAX: env.DATABASE_POOL_MAX ?? '8',
         PORT: String(port),
         PROCESSOR_SIM_PORT: '0',
         RATE_LIMIT_MAX: '10000000',
