@@ -3,6 +3,7 @@
  *
  *   npm run bench                      # 2,000 members × 100 logs × 10 sets = 2M sets, 20 s of load
  *   BENCH_LOGS_PER_MEMBER=500 npm run bench   # 10M sets
+ *   BENCH_IDEMPOTENCY=1 npm run bench        # each log with its own Idempotency-Key, as the app sends it
  *   BENCH_KEEP=1 npm run bench, then BENCH_DB=<the name it prints> npm run bench   # rerun without seeding
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, database `tribes_bench_<time>`,
@@ -11,6 +12,7 @@
  * (8 sets over 4 exercises, one warm-up), so each one reads and updates PR state.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
@@ -95,7 +97,12 @@ async function main() {
             }));
             return {
               ...req,
-              headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+              headers: {
+                'content-type': 'application/json',
+                authorization: `Bearer ${token}`,
+                // As the member app sends it: a fresh key per workout (claim + stored answer).
+                ...(env.BENCH_IDEMPOTENCY ? { 'idempotency-key': randomUUID() } : {}),
+              },
               body: JSON.stringify({ workout_id: workoutId, performed_at: new Date().toISOString(), sets }),
             };
           },
