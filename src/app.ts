@@ -45,6 +45,7 @@ import { createCheckoutService } from './modules/checkout/checkout.service.js';
 import { reconcileRoutes } from './modules/reconcile/reconcile.routes.js';
 import { createReconciler, type Reconciler } from './modules/reconcile/reconcile.service.js';
 import { ledgerRoutes } from './modules/payouts/ledger.routes.js';
+import { createBalanceCopy } from './modules/payouts/balance-copy.js';
 import { createPayoutSync } from './modules/payouts/payout-sync.js';
 import { payoutsRoutes } from './modules/payouts/payouts.routes.js';
 import { Balance, Payout } from './modules/payouts/payouts.schemas.js';
@@ -213,10 +214,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       tasks.run(`community ${communityId} ${paused ? 'pause' : 'resume'}`, () => subscriptions.propagatePause(creatorId, communityId, paused)),
   });
   const payoutSync = createPayoutSync({ db, processor, sync });
-  const payouts = createPayoutsService({ db, processor, payoutSync, currency: config.currency, minimumCents: config.manualPayoutMinCents });
+  const balanceCopy = createBalanceCopy({ db, processor });
+  const payouts = createPayoutsService({ db, processor, payoutSync, balanceCopy, currency: config.currency, minimumCents: config.manualPayoutMinCents });
   const payments = createPaymentsSync({ db, processor });
   const inbox = createInbox({ db, handlers: createEventHandlers({ processor, sync, payoutSync, payments }), logger });
-  const reconciler = createReconciler({ db, processor, sync, payoutSync, payments, subscriptions, inbox, logger });
+  const reconciler = createReconciler({ db, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger });
   app.decorate('reconciler', reconciler);
   const checkout = createCheckoutService({ db, processor, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
   const tiers = createTiersService({

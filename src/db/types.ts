@@ -20,6 +20,7 @@ export interface CreatorsTable {
   processor_account_id: string | null;
   payout_schedule: string | null;
   payout_schedule_anchor: ColumnType<{ weekly_anchor?: string; monthly_anchor?: number } | null, string | null | undefined, string | null>;
+  balance_txn_cursor: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -182,6 +183,26 @@ export interface RefundsTable {
 
 export type PayoutStatus = 'pending' | 'in_transit' | 'paid' | 'failed' | 'canceled';
 
+export interface BalanceTransactionsTable {
+  id: string;
+  creator_id: string;
+  type: string;
+  amount_cents: number;
+  fee_cents: number;
+  net_cents: number;
+  currency: string;
+  source: string | null;
+  created_at: Timestamp;
+  copied_at: Defaulted<Timestamp>;
+}
+
+export interface CreatorMonthlyNetTable {
+  creator_id: string;
+  currency: string;
+  month: ColumnType<Date, string, string>;
+  net_cents: number;
+}
+
 export interface PayoutsTable {
   id: string;
   creator_id: string;
@@ -232,6 +253,8 @@ export interface Database {
   personal_records: PersonalRecordsTable;
   member_training: MemberTrainingTable;
   payouts: PayoutsTable;
+  balance_transactions: BalanceTransactionsTable;
+  creator_monthly_net: CreatorMonthlyNetTable;
   payments: PaymentsTable;
 }
 

@@ -29,6 +29,23 @@ export function createPayoutCalls(stripe: Stripe) {
       );
     },
 
+    /**
+     * Balance transactions newer than `cursor` (an id the caller already holds), a page at a
+     * time from the oldest page on, each page newest first as Stripe lists them.
+     */
+    async *balanceTransactionsNewerThan(account: string, cursor: string): AsyncGenerator<Stripe.BalanceTransaction[]> {
+      let before = cursor;
+      for (;;) {
+        const list = await guarded('list balance transactions', () =>
+          stripe.balanceTransactions.list({ limit: 100, ending_before: before }, { stripeAccount: account }),
+        );
+        if (list.data.length === 0) return;
+        yield list.data;
+        if (!list.has_more) return;
+        before = list.data[0]!.id;
+      }
+    },
+
     payouts(account: string) {
       return all('list payouts', (after) => stripe.payouts.list({ limit: 100, ...(after ? { starting_after: after } : {}) }, { stripeAccount: account }));
     },

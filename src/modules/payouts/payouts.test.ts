@@ -56,6 +56,40 @@ describe('balance', () => {
   });
 });
 
+describe('the local copy of balance transactions', () => {
+  const copied = (creatorId: string) =>
+    t.database.db.selectFrom('balance_transactions').select(['id', 'type', 'net_cents']).where('creator_id', '=', creatorId).orderBy('created_at').orderBy('id').execute();
+  const refund = (s: Subscribed, amount_cents: number) =>
+    t.app.inject({ method: 'POST', url: `/api/v1/subscriptions/${s.subscription.id}/refund`, headers: s.creator.headers, payload: { amount_cents } });
+
+  it('copies the history once, then only what is newer, and never counts a transaction twice under concurrent reads', async () => {
+    const s = await funded(10_000);
+    expect((await balanceOf(s)).all_time_cents).toBe(9000);
+    expect((await copied(s.creator.id)).map((r) => [r.type, Number(r.net_cents)])).toEqual([['charge', 9000]]);
+
+    // 1,000 of 10,000 refunded: 100 of fee back, 900 of net reversed; found by the next read.
+    expect((await refund(s, 1000)).statusCode).toBe(201);
+    expect((await balanceOf(s)).all_time_cents).toBe(8100);
+    expect((await refund(s, 2000)).statusCode).toBe(201);
+    const reads = await Promise.all(Array.from({ length: 5 }, () => balanceOf(s)));
+    expect(reads.map((b) => b.all_time_cents)).toEqual(Array(5).fill(6300));
+    expect((await copied(s.creator.id)).map((r) => r.type)).toEqual(['charge', 'refund', 'refund']);
+    const months = await t.database.db.selectFrom('creator_monthly_net').select('net_cents').where('creator_id', '=', s.creator.id).execute();
+    expect(months.reduce((sum, m) => sum + Number(m.net_cents), 0)).toBe(6300);
+  });
+
+  it('is held against the processor by the ledger check, which names a drifted copy', async () => {
+    const s = await funded(5000);
+    const ledgerOf = async () =>
+      json(await t.app.inject({ method: 'GET', url: `/api/v1/admin/creators/${s.creator.id}/ledger`, headers: { authorization: `Bearer ${t.adminToken}` } })).data;
+    expect((await ledgerOf()).ok).toBe(true);
+    await t.database.db.updateTable('creator_monthly_net').set({ net_cents: 1 }).where('creator_id', '=', s.creator.id).execute();
+    const drifted = await ledgerOf();
+    expect(drifted.ok).toBe(false);
+    expect(drifted.checks.find((c: { name: string }) => c.name.startsWith('local copy'))).toMatchObject({ ok: false, detail: expect.stringContaining('4500 at the processor') });
+  });
+});
+
 describe('manual payouts', () => {
   it('are refused with 422 manual_payouts_disabled while the schedule is automatic', async () => {
     const s = await subscribe(t);

@@ -28,6 +28,7 @@ export function reconcileRoutes(reconciler: Reconciler, adminToken: string): Fas
                 subscriptions_fixed: Type.Integer({ description: 'Mirror rows that differed from the processor and were corrected (or were missing).' }),
                 pause_fixes: Type.Integer({ description: 'Subscriptions of paused communities set to cancel at period end.' }),
                 payouts_fixed: Type.Integer({ description: 'Payout mirror rows corrected or added.' }),
+                balance_transactions_copied: Type.Integer({ description: 'Balance transactions added to the local copy that balance answers read earnings from.' }),
                 payments_added: Type.Integer({ description: 'Paid invoices that were missing from the mirror.' }),
                 refunds_added: Type.Integer({ description: 'Refunds (made here or in the processor dashboard) that were missing from the mirror.' }),
                 events_processed: Type.Integer(),

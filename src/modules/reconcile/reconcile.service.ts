@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import type { Processor } from '../../processor/processor.js';
+import type { BalanceCopy } from '../payouts/balance-copy.js';
 import type { PayoutSync } from '../payouts/payout-sync.js';
 import type { PaymentsSync } from '../subscriptions/payments-sync.js';
 import type { SubscriptionsService } from '../subscriptions/subscriptions.service.js';
@@ -13,6 +14,7 @@ export interface ReconcileReport {
   subscriptions_fixed: number;
   pause_fixes: number;
   payouts_fixed: number;
+  balance_transactions_copied: number;
   payments_added: number;
   refunds_added: number;
   events_processed: number;
@@ -22,19 +24,21 @@ export interface ReconcileReport {
 /**
  * Compares the mirror with the processor and heals drift, so a lost webhook costs nothing:
  * replays due inbox events, re-reads every subscription, payout, paid invoice and refund of
- * every connected account, and re-applies community pauses the processor does not reflect yet.
+ * every connected account, copies the balance transactions the local copy lacks, and
+ * re-applies community pauses the processor does not reflect yet.
  */
 export function createReconciler(deps: {
   db: Db;
   processor: Processor;
   sync: SubscriptionSync;
   payoutSync: PayoutSync;
+  balanceCopy: BalanceCopy;
   payments: PaymentsSync;
   subscriptions: SubscriptionsService;
   inbox: Inbox;
   logger: Logger;
 }) {
-  const { db, processor, sync, payoutSync, payments, subscriptions, inbox, logger } = deps;
+  const { db, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger } = deps;
 
   async function creatorPage(afterId: string | null, only?: string) {
     let q = db.selectFrom('creators').select(['id', 'processor_account_id']).where('processor_account_id', 'is not', null);
@@ -54,6 +58,7 @@ export function createReconciler(deps: {
     const paused = await db.selectFrom('communities').select('id').where('creator_id', '=', creatorId).where('status', '=', 'paused').execute();
     for (const community of paused) report.pause_fixes += await subscriptions.propagatePause(creatorId, community.id, true);
     report.payouts_fixed += await payoutSync.reconcile(account);
+    report.balance_transactions_copied += await balanceCopy.copy(creatorId, account);
     const added = await payments.reconcile(account);
     report.payments_added += added.payments;
     report.refunds_added += added.refunds;
@@ -62,7 +67,7 @@ export function createReconciler(deps: {
   return {
     /** Every creator, or only `creatorId` (an operator looking into one account). */
     async run(opts: { creatorId?: string } = {}): Promise<ReconcileReport> {
-      const report: ReconcileReport = { creators: 0, subscriptions_checked: 0, subscriptions_fixed: 0, pause_fixes: 0, payouts_fixed: 0, payments_added: 0, refunds_added: 0, events_processed: 0, errors: 0 };
+      const report: ReconcileReport = { creators: 0, subscriptions_checked: 0, subscriptions_fixed: 0, pause_fixes: 0, payouts_fixed: 0, balance_transactions_copied: 0, payments_added: 0, refunds_added: 0, events_processed: 0, errors: 0 };
       report.events_processed = await inbox.drain();
       let after: string | null = null;
       for (;;) {
