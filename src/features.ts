@@ -1,0 +1,147 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from './app.js';
+import type { Logger } from 'pino';
+import { runExclusive } from './db/locks.js';
+import { creatorAuth } from './http/auth.js';
+import { adminRoutes } from './modules/admin/admin.routes.js';
+import { createAdminService } from './modules/admin/admin.service.js';
+import { communitiesRoutes } from './modules/communities/communities.routes.js';
+import { createCommunitiesRepo } from './modules/communities/communities.repo.js';
+import { createCommunitiesService } from './modules/communities/communities.service.js';
+import { createCreatorsRepo } from './modules/creators/creators.repo.js';
+import { createDiscoverRepo } from './modules/discover/discover.repo.js';
+import { discoverRoutes } from './modules/discover/discover.routes.js';
+import { createDiscoverService } from './modules/discover/discover.service.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { memberAuth } from './modules/members/member-auth.js';
+import { createMembersRepo } from './modules/members/members.repo.js';
+import { memberPublicRoutes, memberRoutes } from './modules/members/members.routes.js';
+import { createMembersService } from './modules/members/members.service.js';
+import { createTiersRepo } from './modules/tiers/tiers.repo.js';
+import { tiersRoutes } from './modules/tiers/tiers.routes.js';
+import { createTiersService } from './modules/tiers/tiers.service.js';
+import { every, TaskRunner } from './jobs/tasks.js';
+import { checkoutPages } from './modules/checkout/checkout.pages.js';
+import { memberBillingRoutes } from './modules/checkout/checkout.routes.js';
+import { createCheckoutService } from './modules/checkout/checkout.service.js';
+import { reconcileRoutes } from './modules/reconcile/reconcile.routes.js';
+import { createReconciler } from './modules/reconcile/reconcile.service.js';
+import { ledgerRoutes } from './modules/payouts/ledger.routes.js';
+import { createBalanceCopy } from './modules/payouts/balance-copy.js';
+import { createPayoutSync } from './modules/payouts/payout-sync.js';
+import { payoutsRoutes } from './modules/payouts/payouts.routes.js';
+import { createPayoutsService } from './modules/payouts/payouts.service.js';
+import { createSubscriptionsRepo } from './modules/subscriptions/subscriptions.repo.js';
+import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
+import { createSubscriptionsService } from './modules/subscriptions/subscriptions.service.js';
+import { createSubscriptionSync } from './modules/subscriptions/sync.js';
+import { createPaymentsSync } from './modules/subscriptions/payments-sync.js';
+import { createEventHandlers } from './modules/webhooks/handlers.js';
+import { createExercisesRepo } from './modules/exercises/exercises.repo.js';
+import { exercisesRoutes, memberExercisesRoutes } from './modules/exercises/exercises.routes.js';
+import { createExercisesService } from './modules/exercises/exercises.service.js';
+import { memberProgramsRoutes } from './modules/programs/programs.member-routes.js';
+import { createProgramsRepo } from './modules/programs/programs.repo.js';
+import { programsRoutes } from './modules/programs/programs.routes.js';
+import { createProgramsService } from './modules/programs/programs.service.js';
+import { createWorkoutLogsRepo } from './modules/workout-logs/workout-logs.repo.js';
+import { workoutLogsRoutes } from './modules/workout-logs/workout-logs.routes.js';
+import { createLoggingRepo } from './modules/workout-logs/logging.repo.js';
+import { createWorkoutLogsService } from './modules/workout-logs/workout-logs.service.js';
+import { createInbox } from './modules/webhooks/inbox.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+
+// One node at a time reconciles: the others skip a round while this lock is held.
+const RECONCILE_LOCK_ID = 7_321_004_118;
+
+/**
+ * Every feature module with its dependencies: services built once, routes registered under
+ * their prefixes and auth, and the background pollers. The HTTP conventions they rely on
+ * are set up before this runs (app.ts).
+ */
+export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { config, database } = deps;
+  const db = database.db;
+  const { processor } = deps;
+  const logger = app.log as unknown as Logger;
+  const tasks = new TaskRunner(logger);
+  app.decorate('tasks', tasks);
+  const creators = createCreatorsRepo(db);
+  const communitiesRepo = createCommunitiesRepo(db);
+  const sync = createSubscriptionSync({ db, processor, logger });
+  const subscriptions = createSubscriptionsService({ db, subscriptions: createSubscriptionsRepo(db), creators, processor, sync, logger });
+  const communities = createCommunitiesService({
+    db,
+    communities: communitiesRepo,
+    onPauseChanged: (creatorId, communityId, paused) =>
+      tasks.run(`community ${communityId} ${paused ? 'pause' : 'resume'}`, () => subscriptions.propagatePause(creatorId, communityId, paused)),
+  });
+  const payoutSync = createPayoutSync({ db, processor, sync });
+  const balanceCopy = createBalanceCopy({ db, processor });
+  const payouts = createPayoutsService({ db, processor, payoutSync, balanceCopy, currency: config.currency, minimumCents: config.manualPayoutMinCents });
+  const payments = createPaymentsSync({ db, processor });
+  const inbox = createInbox({ db, handlers: createEventHandlers({ processor, sync, payoutSync, payments }), logger });
+  const reconciler = createReconciler({ db, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger });
+  app.decorate('reconciler', reconciler);
+  const checkout = createCheckoutService({ db, processor, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
+  const tiers = createTiersService({
+    db,
+    tiers: createTiersRepo(db),
+    communities: communitiesRepo,
+    creators,
+    processor,
+    currency: config.currency,
+    logger,
+  });
+  const exercisesRepo = createExercisesRepo(db);
+  const exercises = createExercisesService({ db, exercises: exercisesRepo, videoBaseUrl: config.exerciseVideoBaseUrl });
+  const programs = createProgramsService({ db, programs: createProgramsRepo(db), communities: communitiesRepo, exercises: exercisesRepo });
+  const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging: createLoggingRepo(db) });
+
+  await app.register(healthRoutes(database.ping));
+  await app.register(adminRoutes(createAdminService({ db, creators, processor }), deps.adminToken), { prefix: '/api/v1/admin' });
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', creatorAuth(creators));
+      await api.register(communitiesRoutes(communities));
+      await api.register(tiersRoutes(tiers));
+      await api.register(subscriptionsRoutes(subscriptions));
+      await api.register(payoutsRoutes(payouts));
+      await api.register(exercisesRoutes(exercises));
+      await api.register(programsRoutes(programs));
+    },
+    { prefix: '/api/v1' },
+  );
+  await app.register(discoverRoutes(createDiscoverService({ discover: createDiscoverRepo(db) })), { prefix: '/api/v1/discover' });
+  const membersRepo = createMembersRepo(db);
+  const members = createMembersService({ db, members: membersRepo });
+  await app.register(memberPublicRoutes(members), { prefix: '/api/v1/member' });
+  await app.register(
+    async (member) => {
+      member.addHook('onRequest', memberAuth(membersRepo));
+      await member.register(memberRoutes(members));
+      await member.register(memberBillingRoutes(checkout, db));
+      await member.register(memberExercisesRoutes(exercises));
+      await member.register(memberProgramsRoutes(programs));
+      await member.register(workoutLogsRoutes(workoutLogs));
+    },
+    { prefix: '/api/v1/member' },
+  );
+
+  await app.register(reconcileRoutes(reconciler, deps.adminToken), { prefix: '/api/v1/admin' });
+  await app.register(ledgerRoutes(payouts, deps.adminToken), { prefix: '/api/v1/admin' });
+  await app.register(checkoutPages);
+  await app.register(webhookRoutes({ stripe: processor.stripe, secrets: deps.webhookSecrets, inbox, tasks }), { prefix: '/api/v1' });
+
+  // Retries of failed events, and events a crashed process had acknowledged but not done.
+  const stopPolling = every(5000, () => inbox.drain(), logger, 'webhook inbox');
+  // One node at a time reconciles (an advisory lock); the others skip that round.
+  const stopReconciling =
+    config.reconcileIntervalMs > 0
+      ? every(config.reconcileIntervalMs, () => runExclusive(database, RECONCILE_LOCK_ID, () => reconciler.run()), logger, 'reconcile')
+      : async () => {};
+  app.addHook('onClose', async () => {
+    await Promise.all([stopPolling(), stopReconciling()]);
+    await tasks.idle();
+  });
+}
