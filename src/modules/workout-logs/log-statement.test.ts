@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BENCH_PRESS_ID, buildTestApp, createMember, json, type TestApp, type TestMember } from '../../../test/helpers.js';
+import { createLoggingRepo } from './logging.repo.js';
 import { displayValue, recompute, type WorkingSet } from './prs.js';
 
 /**
@@ -112,5 +113,26 @@ describe('the single-statement logging path', () => {
     expect(byKey(await holdersOf(member))).toEqual(byKey(expected(history).holders));
     const version = await t.database.db.selectFrom('member_training').select('version').where('member_id', '=', member.id).executeTakeFirstOrThrow();
     expect(Number(version.version)).toBe(logs.length);
+  });
+
+  // PGlite has one connection: a held lock would stall the request behind it for good.
+  it.runIf(inject('postgresUrl'))('runs again when another change of the member\'s history commits while it waits, and logs once', async () => {
+    const member = await createMember(t);
+    expect((await post(member, new Date(Date.UTC(2026, 2, 1)), [{ exercise_id: BENCH_PRESS_ID, reps: 5, load_kg: 50, is_warmup: false }])).statusCode).toBe(201);
+    let answer: Promise<Awaited<ReturnType<typeof post>>> | undefined;
+    // Hold the member's history lock (as a deletion does), send a log meanwhile, then commit:
+    // the log's statement finds the version moved, writes nothing, and runs again.
+    await t.database.db.transaction().execute(async (trx) => {
+      await createLoggingRepo(t.database.db).lockHistory(member.id, trx);
+      answer = post(member, new Date(Date.UTC(2026, 2, 2)), [{ exercise_id: BENCH_PRESS_ID, reps: 5, load_kg: 60, is_warmup: false }]);
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    const res = await answer!;
+    expect(res.statusCode, res.body).toBe(201);
+    expect(json(res).data.prs.map((p: { kind: string }) => p.kind).sort()).toEqual(['est_1rm', 'max_load', 'max_volume']);
+    const logs = await t.database.db.selectFrom('workout_logs').select('id').where('member_id', '=', member.id).execute();
+    expect(logs).toHaveLength(2);
+    const version = await t.database.db.selectFrom('member_training').select('version').where('member_id', '=', member.id).executeTakeFirstOrThrow();
+    expect(Number(version.version)).toBe(3);
   });
 });
