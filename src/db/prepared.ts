@@ -7,7 +7,9 @@ import type pg from 'pg';
  * and plans it once, then only binds and executes. The name carries a digest of the text,
  * so two texts can never share one name (node-postgres refuses that) and a changed text
  * after a deploy is a new statement. Only constant texts may carry the marker — one
- * statement per distinct text stays allocated for the life of each connection.
+ * statement per distinct text stays allocated for the life of each connection — and they
+ * name their columns (never `*`), so a migration adding a column while old connections
+ * live cannot change a prepared statement's result type.
  * Other queries, and PGlite (one in-process connection, no planning worth saving), are
  * untouched.
  */
