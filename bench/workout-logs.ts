@@ -17,6 +17,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
+import { cpuMs } from './cpu.js';
 import { seedTrainingHistory, type BenchFixture } from './seed-training.js';
 
 const env = process.env;
@@ -79,6 +80,15 @@ async function main() {
       duration: Math.min(duration, 10),
       setupClient: (client: { setHeaders(h: Record<string, string>): void }) => client.setHeaders({ authorization: `Bearer ${tokens[n++ % tokens.length]}` }),
     });
+    // Where the CPU of a log goes: the server process, this database's PostgreSQL backends,
+    // and this process (autocannon).
+    const serverPid = server.pid!;
+    const cpu = () => ({
+      server: cpuMs((pid) => pid === serverPid),
+      postgres: cpuMs((_pid, cmdline) => cmdline.startsWith('postgres:') && cmdline.includes(` ${dbName} `)),
+      loadGenerator: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+    });
+    const cpuBefore = cpu();
     const result = await autocannon({
       url: `http://127.0.0.1:${port}`,
       connections,
@@ -109,6 +119,9 @@ async function main() {
         },
       ],
     });
+    const cpuAfter = cpu();
+    const perLog = (k: keyof typeof cpuBefore) =>
+      cpuBefore[k] === undefined || cpuAfter[k] === undefined ? null : Math.round(((cpuAfter[k]! - cpuBefore[k]!) / result.requests.total) * 1000) / 1000;
     console.log(
       JSON.stringify(
         {
@@ -118,6 +131,7 @@ async function main() {
           logs_per_s: { median: result.requests.p50, mean: result.requests.average, min: result.requests.min },
           latency_ms: { median: result.latency.p50, p97_5: result.latency.p97_5, p99: result.latency.p99 },
           total: result.requests.total,
+          cpu_ms_per_log: { server: perLog('server'), postgres: perLog('postgres'), load_generator: perLog('loadGenerator') },
           baseline_get_member_me: { median_per_s: floor.requests.p50, latency_median_ms: floor.latency.p50 },
           non_2xx: result.non2xx,
           errors: result.errors,
