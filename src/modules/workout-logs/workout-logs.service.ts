@@ -22,8 +22,8 @@ const OPTIMISTIC_ATTEMPTS = 3;
 
 const forbidden = (what: string) => new AppError('forbidden', `You hold no live subscription to the community of this ${what}; subscribe to log it there.`);
 
-const holdersOf = (exerciseId: string, bests: Bests, only?: Set<PrKind>): HolderRow[] =>
-  Object.entries(bests).flatMap(([kind, h]) => (h && (!only || only.has(kind as PrKind)) ? [{ ...h, exerciseId, kind: kind as PrKind }] : []));
+const holdersOf = (exerciseId: string, bests: Bests): HolderRow[] =>
+  Object.entries(bests).flatMap(([kind, h]) => (h ? [{ ...h, exerciseId, kind: kind as PrKind }] : []));
 
 /** Logging what a member really did, with PR detection (DESIGN §7) kept per member × exercise × kind. */
 export function createWorkoutLogsService({ db, logs, logging, now = () => new Date() }: WorkoutLogsDeps) {
@@ -105,7 +105,7 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
         isWarmup: s.is_warmup ?? false,
         rpe: s.rpe ?? null,
       }));
-      const log: NewLog = {
+      const asSent: NewLog = {
         id,
         member_id: memberId,
         creator_id: null,
@@ -119,10 +119,10 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
       // One statement checks, detects PRs and writes (logging.repo.ts). It writes nothing when
       // the log is refused (placeOf says why), back-dated, or raced by another change of
       // this member's history (then it runs again).
-      let result = await logging.logNewest(log, problems.length === 0);
-      for (let attempt = 1; result.outcome === 'conflict' && attempt < OPTIMISTIC_ATTEMPTS; attempt++) result = await logging.logNewest(log, true);
+      let result = await logging.logNewest(asSent, problems.length === 0);
+      for (let attempt = 1; result.outcome === 'conflict' && attempt < OPTIMISTIC_ATTEMPTS; attempt++) result = await logging.logNewest(asSent, true);
       const place = placeOf(input, result, problems);
-      Object.assign(log, { creator_id: place.creatorId, community_id: place.communityId });
+      const log: NewLog = { ...asSent, creator_id: place.creatorId, community_id: place.communityId };
       let found: Array<PrFound & { exerciseId: string }>;
       if (result.outcome === 'written') {
         found = result.prs;
