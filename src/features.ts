@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from './app.js';
 import type { Logger } from 'pino';
+import type { AppDeps } from './app.js';
 import { runExclusive } from './db/locks.js';
 import { creatorAuth } from './http/auth.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';

@@ -19,6 +19,7 @@ const sourceOf = (txn: Stripe.BalanceTransaction) => (typeof txn.source === 'str
 export function createBalanceCopy({ db, processor }: { db: Db; processor: Processor }) {
   /** Stores these transactions and adds the new ones to the monthly totals; moves the cursor if given. Returns how many were new. */
   async function store(creatorId: string, txns: Stripe.BalanceTransaction[], cursor: string | null): Promise<number> {
+    if (txns.length === 0 && !cursor) return 0;
     return db.transaction().execute(async (trx) => {
       const { rows } = await sql<{ added: number }>`
         with added as (

@@ -24,6 +24,10 @@ export interface Ledger {
   ok: boolean;
 }
 
+/** The amount in `currency` of a processor balance list (`balance.available` or `balance.pending`); 0 when absent. */
+export const amountIn = (list: ReadonlyArray<{ amount: number; currency: string }>, currency: string): number =>
+  list.find((b) => b.currency === currency)?.amount ?? 0;
+
 /** round-half-up(a / b) for non-negative integers, exactly. */
 const divRoundHalfUp = (a: number, b: number) => Math.floor((2 * a + b) / (2 * b));
 
@@ -88,8 +92,8 @@ export async function readLedger(processor: Processor, account: string, currency
     else if (payout.status === 'pending' || payout.status === 'in_transit') ledger.payouts.in_transit_cents += payout.amount;
   }
   const balance = await processor.retrieveBalance(account);
-  ledger.balance.available_cents = balance.available.find((b) => b.currency === currency)?.amount ?? 0;
-  ledger.balance.pending_cents = balance.pending.find((b) => b.currency === currency)?.amount ?? 0;
+  ledger.balance.available_cents = amountIn(balance.available, currency);
+  ledger.balance.pending_cents = amountIn(balance.pending, currency);
 
   const { charges: c, refunds: r, payouts: p, balance: b } = ledger;
   check('charges: gross = net + fee', c.gross_cents === c.net_cents + c.fee_cents, `${c.gross_cents} = ${c.net_cents} + ${c.fee_cents}`);

@@ -6,7 +6,7 @@ import type { PayoutStatus } from '../../db/types.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
 import type { Processor } from '../../processor/processor.js';
-import { readLedger } from './ledger.js';
+import { amountIn, readLedger } from './ledger.js';
 import type { BalanceCopy } from './balance-copy.js';
 import type { PayoutSync } from './payout-sync.js';
 import type { ListPayoutsQuery, ManualPayoutBody } from './payouts.schemas.js';
@@ -54,11 +54,10 @@ export function createPayoutsService(deps: { db: Db; processor: Processor; payou
       // balance transactions, first brought up to date (usually one empty page).
       const [balance] = await Promise.all([processor.retrieveBalance(account), balanceCopy.copy(creatorId, account)]);
       const earnings = await balanceCopy.earnings(creatorId, currency, new Date());
-      const amountIn = (list: Array<{ amount: number; currency: string }>) => list.filter((b) => b.currency === currency).reduce((sum, b) => sum + b.amount, 0);
       return {
         currency,
-        available_cents: amountIn(balance.available),
-        pending_cents: amountIn(balance.pending),
+        available_cents: amountIn(balance.available, currency),
+        pending_cents: amountIn(balance.pending, currency),
         this_month_received_cents: earnings.thisMonthNetCents,
         all_time_cents: earnings.allTimeNetCents,
         next_auto_payout_at: isoOrNull(nextAutoPayoutAt(interval, anchor, new Date())),
@@ -112,7 +111,7 @@ export function createPayoutsService(deps: { db: Db; processor: Processor; payou
         throw new AppError('amount_below_minimum', `The minimum manual payout is ${minimumCents} cents.`, [{ field: 'amount_cents', message: `must be at least ${minimumCents}` }]);
       }
       const balance = await processor.retrieveBalance(account);
-      const available = balance.available.find((b) => b.currency === currency)?.amount ?? 0;
+      const available = amountIn(balance.available, currency);
       if (body.amount_cents > available) {
         throw new AppError('insufficient_balance', `Only ${available} cents are available to pay out.`, [
           { field: 'amount_cents', message: `exceeds the available balance of ${available}` },
