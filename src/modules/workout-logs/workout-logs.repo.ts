@@ -90,6 +90,8 @@ export function createWorkoutLogsRepo(db: Executor) {
     },
 
     async deleteLog(memberId: string, id: string, trx: Executor) {
+      // No cascading key (migrations/0010): the sets go first, in the log's transaction.
+      await trx.deleteFrom('workout_sets').where('member_id', '=', memberId).where('log_id', '=', id).execute();
       await trx.deleteFrom('workout_logs').where('member_id', '=', memberId).where('id', '=', id).execute();
     },
 

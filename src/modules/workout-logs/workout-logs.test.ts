@@ -99,6 +99,8 @@ describe('logging workouts and personal records', () => {
     expect(kinds(await prsOf(member, [{ reps: 5, load_kg: 70 }]))).toEqual([]);
     const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/member/workout-logs/${best.id}`, headers: member.headers });
     expect(del.statusCode).toBe(200);
+    // Its sets go with it (no cascading key since migration 0010: the delete removes them).
+    expect(await t.database.db.selectFrom('workout_sets').select('position').where('log_id', '=', best.id).execute()).toEqual([]);
     // Without the 80 kg log the record is 70 kg again: 72.5 beats it, 70 ties it.
     expect(await prsOf(member, [{ reps: 5, load_kg: 70 }])).toEqual([]);
     expect((await prsOf(member, [{ reps: 5, load_kg: 72.5 }])).find((p) => p.kind === 'max_load')).toMatchObject({ value: 72.5, previous_value: 70 });
