@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BENCH_PRESS_ID, buildTestApp, createMember, json, type TestApp, type TestMember } from '../../../test/helpers.js';
+import { newId } from '../../db/ids.js';
 import { createLoggingRepo } from './logging.repo.js';
+import type { NewLog } from './workout-logs.repo.js';
 import { displayValue, recompute, type WorkingSet } from './prs.js';
 
 /**
@@ -62,6 +64,17 @@ async function holdersOf(member: TestMember) {
   return rows.map((r) => ({ ...r, value: Number(r.value), previous_value: r.previous_value === null ? null : Number(r.previous_value) }));
 }
 
+const newLog = (member: TestMember, performedAt: Date, sets: SetIn[]): NewLog => ({
+  id: newId(),
+  member_id: member.id,
+  creator_id: null,
+  community_id: null,
+  workout_id: null,
+  performed_at: performedAt,
+  created_at: new Date(),
+  sets: sets.map((s, position) => ({ position, exerciseId: s.exercise_id, reps: s.reps, loadKg: s.load_kg, isWarmup: s.is_warmup, rpe: null })),
+});
+
 const byKey = <T extends { exercise_id: string; kind: string }>(rows: T[]) =>
   [...rows].sort((a, b) => a.exercise_id.localeCompare(b.exercise_id) || a.kind.localeCompare(b.kind));
 
@@ -93,6 +106,59 @@ describe('the single-statement logging path', () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  it('gives each member of a shared statement exactly the PRs and holders the TypeScript rules do, on random histories', async () => {
+    const set = fc.record({
+      exercise_id: fc.constantFrom(BENCH_PRESS_ID, squat),
+      reps: fc.integer({ min: 1, max: 12 }),
+      load_kg: fc.constantFrom(0, 20, 40, 60, 100),
+      is_warmup: fc.boolean(),
+    });
+    const history = fc.array(fc.array(set, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 5 });
+    const repo = createLoggingRepo(t.database.db);
+    await fc.assert(
+      fc.asyncProperty(fc.array(history, { minLength: 2, maxLength: 4 }), async (histories) => {
+        const members = await Promise.all(histories.map(() => createMember(t)));
+        const logged: Logged[][] = histories.map(() => []);
+        // Step k sends every member's k-th log in one statement (members run out at different steps).
+        for (let k = 0; k < Math.max(...histories.map((h) => h.length)); k++) {
+          const performedAt = new Date(Date.UTC(2026, 3, 1) + k * 60_000);
+          const batch = histories.flatMap((h, m) => { const sets = h[k]; return sets ? [{ m, sets }] : []; });
+          const logs = batch.map(({ m, sets }) => newLog(members[m]!, performedAt, sets));
+          const results = await repo.logBatch(logs.map((log) => ({ log, valid: true })));
+          results.forEach((r, i) => {
+            expect(r.outcome).toBe('written');
+            const { m, sets } = batch[i]!;
+            logged[m]!.push({ id: logs[i]!.id, performedAt, sets, prs: r.prs.map((p) => ({ exercise_id: p.exerciseId, kind: p.kind, value: displayValue(p.value), previous_value: displayValue(p.previousValue), set_index: p.position })) });
+          });
+        }
+        for (const [m, member] of members.entries()) {
+          const want = expected(logged[m]!);
+          for (const log of logged[m]!) expect(byKey(log.prs)).toEqual(byKey(want.prs.get(log.id) ?? []));
+          expect(byKey(await holdersOf(member))).toEqual(byKey(want.holders));
+        }
+      }),
+      { numRuns: 10 },
+    );
+  });
+
+  it('writes the valid logs of a shared statement and, for each other log, nothing but its own reason', async () => {
+    const [a, b, c] = await Promise.all([createMember(t), createMember(t), createMember(t)]);
+    const repo = createLoggingRepo(t.database.db);
+    const at = (day: number) => new Date(Date.UTC(2026, 4, day));
+    const sets = [{ exercise_id: BENCH_PRESS_ID, reps: 5, load_kg: 60, is_warmup: false }];
+    expect((await post(c!, at(10), sets)).statusCode).toBe(201);
+    const results = await repo.logBatch([
+      { log: newLog(a!, at(11), sets), valid: true },
+      { log: newLog(b!, at(11), sets), valid: false }, // failed a check made before the database
+      { log: newLog(c!, at(9), sets), valid: true }, // dated before c's log of the same exercise
+    ]);
+    expect(results.map((r) => r.outcome)).toEqual(['written', 'refused', 'later']);
+    expect(results.map((r) => r.visible.get(BENCH_PRESS_ID))).toEqual(['Barbell Bench Press', 'Barbell Bench Press', 'Barbell Bench Press']);
+    const logs = await t.database.db.selectFrom('workout_logs').select('member_id').where('member_id', 'in', [a!.id, b!.id, c!.id]).execute();
+    expect(logs.map((l) => l.member_id).sort()).toEqual([a!.id, c!.id].sort());
+    expect(await t.database.db.selectFrom('workout_sets').select('log_id').where('member_id', '=', b!.id).execute()).toEqual([]);
   });
 
   it("keeps one member's records right when their logs arrive at once, in any order of dates", async () => {

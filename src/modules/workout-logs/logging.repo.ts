@@ -1,27 +1,138 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import { createCombiner } from '../../db/combiner.js';
 import type { Executor } from '../../db/tx.js';
 import { LIVE_STATUSES } from '../programs/access.js';
 import type { PrKind } from './prs.js';
 import type { NewLog } from './workout-logs.repo.js';
 
 /**
- * The hot path of logging a workout: ONE statement that checks the log, applies the PR
- * rules of prs.ts to the member's record holders and writes the log, its sets and the
- * moved holders — or writes nothing and says why. The rules are written twice (here for
- * the newest-log case, in prs.ts for everything else); test/log-statement.test.ts proves
- * on the database that the two agree on random histories.
+ * The hot path of logging workouts: ONE statement that checks a batch of logs (one per
+ * member), applies the PR rules of prs.ts to each member's record holders and writes the
+ * logs, their sets and the moved holders — or, per log, writes nothing and says why. The
+ * rules are written twice (here for the newest-log case, in prs.ts for everything else);
+ * log-statement.test.ts proves on the database that the two agree on random histories.
+ * A batch is the logs that arrived together (src/db/combiner.ts): one executor start-up,
+ * round trip and commit for all of them.
  *
- * Concurrency (migrations/0008): the write is guarded by the member's training version as
- * read in this statement's snapshot. A change of the same member's history committed or in
- * flight meanwhile makes the guard fail (`conflict`, nothing written); the caller retries.
+ * Concurrency (migrations/0008): each log's write is guarded by its member's training
+ * version as read in this statement's snapshot. A change of the same member's history
+ * committed or in flight meanwhile makes that log's guard fail (`conflict`, nothing of it
+ * written); the caller retries. Versions are bumped in member order, so two batches
+ * sharing members (two nodes) lock them in the same order and cannot deadlock.
  *
- * Constant text (arrays, not `in (...)` lists) with a `prepare:` marker: on PostgreSQL
- * each connection parses and plans it once (src/db/prepared.ts).
+ * Constant text, every value an array parameter ($1–$7 per log, $8–$14 per set; `n` is
+ * the log's 1-based place in the batch), with a `prepare:` marker: on PostgreSQL each
+ * connection parses and plans it once (src/db/prepared.ts). Shared rows (exercises,
+ * workouts, communities) are also matched against the whole array (`= any`): an index
+ * condition however small the table looked when the connection planned the statement.
  */
-
 // Inlined, not bound: a bound list would hide the partial index subscriptions_member_live_idx
 // from a generic plan.
-const LIVE = sql.raw(LIVE_STATUSES.map((s) => `'${s}'`).join(', '));
+const LIVE = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+
+const LOG_BATCH = `/*prepare:workout_log_batch*/
+with logs as (
+  select l.n::int as n, l.id, l.member_id, l.workout_id, l.community_id, l.performed_at, l.created_at, l.valid
+  from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::boolean[])
+       with ordinality as l(id, member_id, workout_id, community_id, performed_at, created_at, valid, n)
+), input as (
+  select t.n, t.position, t.exercise_id, t.reps, t.load_kg, t.is_warmup, t.rpe, round(t.load_kg * 100)::bigint as load_cents
+  from unnest($8::int[], $9::int[], $10::uuid[], $11::int[], $12::numeric[], $13::boolean[], $14::numeric[])
+       as t(n, position, exercise_id, reps, load_kg, is_warmup, rpe)
+), log_exercises as (
+  select distinct i.n, l.member_id, l.performed_at, i.exercise_id from input i join logs l on l.n = i.n
+), visible as (
+  select le.n, e.id, e.name from log_exercises le join exercises e on e.id = le.exercise_id
+  where e.id = any($10::uuid[]) and (e.creator_id is null or e.creator_id in (
+    select s.creator_id from subscriptions s where s.member_id = le.member_id and s.status in (${LIVE})))
+), workout as (
+  select l.n, p.creator_id, p.community_id, exists (
+      select 1 from subscriptions s where s.member_id = l.member_id and s.community_id = p.community_id and s.status in (${LIVE})) as live
+  from logs l join workouts w on w.id = l.workout_id join workout_programs p on p.id = w.program_id
+  where w.id = any($3::uuid[]) and w.deleted_at is null and p.deleted_at is null
+), community as (
+  select l.n, c.creator_id, exists (
+      select 1 from subscriptions s where s.member_id = l.member_id and s.community_id = c.id and s.status in (${LIVE})) as live
+  from logs l join communities c on c.id = l.community_id
+  where c.id = any($4::uuid[])
+), place as (
+  -- Where each log happened: the workout's program, else the community named, else nowhere (personal).
+  select l.n,
+         case when l.workout_id is not null then w.creator_id else c.creator_id end as creator_id,
+         case when l.workout_id is not null then w.community_id else l.community_id end as community_id,
+         case when l.workout_id is not null then coalesce(w.live and (l.community_id is null or w.community_id = l.community_id), false)
+              when l.community_id is not null then coalesce(c.live, false)
+              else true end as ok
+  from logs l left join workout w on w.n = l.n left join community c on c.n = l.n
+), state as (
+  select l.n,
+         coalesce((select t.version from member_training t where t.member_id = l.member_id), 0) as version,
+         exists (select 1 from log_exercises le where le.n = l.n and exists (
+                   select 1 from workout_sets ws
+                   where ws.member_id = le.member_id and ws.exercise_id = le.exercise_id
+                     and ws.performed_at > le.performed_at and not ws.is_warmup)) as later
+  from logs l
+), gate as (
+  select l.n, l.member_id, s.version from logs l join state s on s.n = l.n join place p on p.n = l.n
+  where l.valid and p.ok and not s.later
+    and (select count(*) from visible v where v.n = l.n) = (select count(*) from log_exercises le where le.n = l.n)
+), bump as (
+  insert into member_training as t (member_id, version)
+  select g.member_id, g.version + 1 from gate g order by g.member_id
+  on conflict (member_id) do update set version = t.version + 1, updated_at = now() where t.version = excluded.version - 1
+  returning t.member_id
+), written as (
+  select l.n from logs l join bump b on b.member_id = l.member_id
+), new_log as (
+  insert into workout_logs (id, member_id, creator_id, community_id, workout_id, performed_at, created_at, sets_count)
+  select l.id, l.member_id, p.creator_id, p.community_id, l.workout_id, l.performed_at, l.created_at,
+         (select count(*) from input i where i.n = l.n)::int
+  from written w join logs l on l.n = w.n join place p on p.n = w.n
+), new_sets as (
+  insert into workout_sets (log_id, position, member_id, exercise_id, performed_at, reps, load_kg, is_warmup, rpe)
+  select l.id, i.position, l.member_id, i.exercise_id, l.performed_at, i.reps, i.load_kg, i.is_warmup, i.rpe
+  from written w join logs l on l.n = w.n join input i on i.n = w.n
+), working as (
+  -- What each working set counts for (prs.ts setValues: integer hundredths, so ties are exact).
+  select i.n, i.exercise_id, i.position, k.kind, k.value
+  from input i cross join lateral (values
+    ('max_load', case when i.load_cents > 0 then i.load_cents::float8 / 100 end),
+    ('est_1rm', case when i.load_cents > 0 then case when i.reps = 1 then i.load_cents::float8 / 100 else (i.load_cents * (30 + i.reps))::float8 / 3000 end end),
+    ('max_volume', case when i.load_cents > 0 then (i.load_cents * i.reps)::float8 / 100 end),
+    ('max_reps', i.reps::float8)) as k(kind, value)
+  where not i.is_warmup and k.value is not null
+), best as (
+  -- Per log, exercise and kind, the log's best set: the first one reaching the maximum.
+  select distinct on (n, exercise_id, kind) n, exercise_id, kind, value, position from working
+  order by n, exercise_id, kind, value desc, position
+), moved as (
+  -- A holder moves when there was none (the baseline) or the best strictly beats it.
+  select b.n, b.exercise_id, b.kind, b.value, b.position,
+         coalesce(h.value, (select max(w.value) from working w
+                            where w.n = b.n and w.exercise_id = b.exercise_id and w.kind = b.kind and w.position < b.position)) as previous_value
+  from best b join logs l on l.n = b.n
+  left join personal_records h on h.member_id = l.member_id and h.exercise_id = b.exercise_id and h.kind = b.kind
+  where h.value is null or b.value > h.value
+), records as (
+  insert into personal_records (member_id, exercise_id, kind, value, previous_value, log_id, set_position, creator_id, performed_at)
+  select l.member_id, m.exercise_id, m.kind, m.value, m.previous_value, l.id, m.position, p.creator_id, l.performed_at
+  from written w join logs l on l.n = w.n join place p on p.n = w.n join moved m on m.n = w.n
+  order by l.member_id, m.exercise_id, m.kind
+  on conflict (member_id, exercise_id, kind) do update set
+    value = excluded.value, previous_value = excluded.previous_value, log_id = excluded.log_id,
+    set_position = excluded.set_position, creator_id = excluded.creator_id, performed_at = excluded.performed_at, updated_at = now()
+)
+select case when w.n is not null then 'written'
+            when g.n is not null then 'conflict'
+            when s.later then 'later'
+            else 'refused' end as outcome,
+       (select coalesce(json_agg(json_build_array(v.id, v.name)), '[]') from visible v where v.n = l.n) as visible,
+       (select json_build_object('creatorId', x.creator_id, 'communityId', x.community_id, 'live', x.live) from workout x where x.n = l.n) as workout,
+       (select json_build_object('creatorId', x.creator_id, 'live', x.live) from community x where x.n = l.n) as community,
+       (select coalesce(json_agg(json_build_array(m.exercise_id, m.kind, m.value, m.previous_value, m.position)), '[]')
+        from moved m where m.n = l.n and m.previous_value is not null and w.n is not null) as prs
+from logs l left join written w on w.n = l.n left join gate g on g.n = l.n left join state s on s.n = l.n
+order by l.n`;
 
 export interface LogPlace {
   creatorId: string;
@@ -44,113 +155,47 @@ export interface LogStatementResult {
 
 const parsed = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
-export function createLoggingRepo(db: Executor) {
-  return {
+export interface LoggingOptions {
+  /** Logging statements running at once (each holds a pooled connection); more logs wait and join a batch. */
+  maxInFlight?: number;
+  maxBatch?: number;
+}
+
+export function createLoggingRepo(db: Executor, { maxInFlight = 2, maxBatch = 32 }: LoggingOptions = {}) {
+  const repo = {
     /**
-     * Logs `log` if `valid` (the checks made without the database passed), every exercise is
-     * one the member may use, the workout or community named exists and the member holds a
-     * live subscription to it, no working set of these exercises is dated after it, and the
-     * member's history did not move since the statement's snapshot.
+     * Logs each item's log if `valid` (the checks made without the database passed), every
+     * exercise is one the member may use, the workout or community named exists and the
+     * member holds a live subscription to it, no working set of these exercises is dated
+     * after it, and the member's history did not move since the statement's snapshot.
+     * One statement for all: items must be of distinct members (the combiner sees to it).
      */
-    async logNewest(log: NewLog, valid: boolean): Promise<LogStatementResult> {
-      const s = log.sets;
-      // The distinct exercises as one array: index conditions (= any) rather than semi-joins.
-      const exerciseIds = [...new Set(s.map((x) => x.exerciseId))];
-      const { rows } = await sql<Record<string, unknown>>`/*prepare:workout_log*/
-        with input as (
-          select t.position, t.exercise_id, t.reps, t.load_kg, t.is_warmup, t.rpe, round(t.load_kg * 100)::bigint as load_cents
-          from unnest(${s.map((x) => x.position)}::int[], ${s.map((x) => x.exerciseId)}::uuid[], ${s.map((x) => x.reps)}::int[],
-                      ${s.map((x) => x.loadKg)}::numeric[], ${s.map((x) => x.isWarmup)}::boolean[], ${s.map((x) => x.rpe)}::numeric[])
-               as t(position, exercise_id, reps, load_kg, is_warmup, rpe)
-        ), visible as (
-          select e.id, e.name from exercises e
-          where e.id = any(${exerciseIds}::uuid[])
-            and (e.creator_id is null or e.creator_id in (
-              select creator_id from subscriptions where member_id = ${log.member_id}::uuid and status in (${LIVE})))
-        ), workout as (
-          select p.creator_id, p.community_id, exists (
-              select 1 from subscriptions where member_id = ${log.member_id}::uuid and community_id = p.community_id and status in (${LIVE})) as live
-          from workouts w join workout_programs p on p.id = w.program_id
-          where w.id = ${log.workout_id}::uuid and w.deleted_at is null and p.deleted_at is null
-        ), community as (
-          select c.creator_id, exists (
-              select 1 from subscriptions where member_id = ${log.member_id}::uuid and community_id = c.id and status in (${LIVE})) as live
-          from communities c where c.id = ${log.community_id}::uuid
-        ), place as (
-          -- Where the log happened: the workout's program, else the community named, else nowhere (personal).
-          select case when ${log.workout_id}::uuid is not null then (select creator_id from workout) else (select creator_id from community) end as creator_id,
-                 case when ${log.workout_id}::uuid is not null then (select community_id from workout) else ${log.community_id}::uuid end as community_id,
-                 case when ${log.workout_id}::uuid is not null
-                        then coalesce((select live and (${log.community_id}::uuid is null or community_id = ${log.community_id}::uuid) from workout), false)
-                      when ${log.community_id}::uuid is not null then coalesce((select live from community), false)
-                      else true end as ok
-        ), state as (
-          select coalesce((select version from member_training where member_id = ${log.member_id}::uuid), 0) as version,
-                 exists (select 1 from workout_sets
-                         where member_id = ${log.member_id}::uuid and exercise_id = any(${exerciseIds}::uuid[])
-                           and performed_at > ${log.performed_at}::timestamptz and not is_warmup) as later
-        ), gate as (
-          select state.version from state, place
-          where ${valid}::boolean and place.ok and not state.later
-            and (select count(*) from visible) = ${exerciseIds.length}::int
-        ), bump as (
-          insert into member_training as t (member_id, version) select ${log.member_id}::uuid, version + 1 from gate
-          on conflict (member_id) do update set version = t.version + 1, updated_at = now() where t.version = excluded.version - 1
-          returning 1
-        ), new_log as (
-          insert into workout_logs (id, member_id, creator_id, community_id, workout_id, performed_at, created_at, sets_count)
-          select ${log.id}::uuid, ${log.member_id}::uuid, place.creator_id, place.community_id, ${log.workout_id}::uuid,
-                 ${log.performed_at}::timestamptz, ${log.created_at}::timestamptz, ${s.length}::int
-          from bump, place
-        ), new_sets as (
-          insert into workout_sets (log_id, position, member_id, exercise_id, performed_at, reps, load_kg, is_warmup, rpe)
-          select ${log.id}::uuid, i.position, ${log.member_id}::uuid, i.exercise_id, ${log.performed_at}::timestamptz, i.reps, i.load_kg, i.is_warmup, i.rpe
-          from bump, input i
-        ), working as (
-          -- What each working set counts for (prs.ts setValues: integer hundredths, so ties are exact).
-          select i.exercise_id, i.position, k.kind, k.value
-          from input i cross join lateral (values
-            ('max_load', case when i.load_cents > 0 then i.load_cents::float8 / 100 end),
-            ('est_1rm', case when i.load_cents > 0 then case when i.reps = 1 then i.load_cents::float8 / 100 else (i.load_cents * (30 + i.reps))::float8 / 3000 end end),
-            ('max_volume', case when i.load_cents > 0 then (i.load_cents * i.reps)::float8 / 100 end),
-            ('max_reps', i.reps::float8)) as k(kind, value)
-          where not i.is_warmup and k.value is not null
-        ), best as (
-          -- Per exercise and kind, the log's best set: the first one reaching the maximum.
-          select distinct on (exercise_id, kind) exercise_id, kind, value, position from working
-          order by exercise_id, kind, value desc, position
-        ), holders as (
-          select exercise_id, kind, value from personal_records
-          where member_id = ${log.member_id}::uuid and exercise_id = any(${exerciseIds}::uuid[])
-        ), moved as (
-          -- A holder moves when there was none (the baseline) or the best strictly beats it.
-          select b.exercise_id, b.kind, b.value, b.position,
-                 coalesce(h.value, (select max(w.value) from working w where w.exercise_id = b.exercise_id and w.kind = b.kind and w.position < b.position)) as previous_value
-          from best b left join holders h on h.exercise_id = b.exercise_id and h.kind = b.kind
-          where h.value is null or b.value > h.value
-        ), records as (
-          insert into personal_records (member_id, exercise_id, kind, value, previous_value, log_id, set_position, creator_id, performed_at)
-          select ${log.member_id}::uuid, m.exercise_id, m.kind, m.value, m.previous_value, ${log.id}::uuid, m.position, place.creator_id, ${log.performed_at}::timestamptz
-          from bump, place, moved m
-          on conflict (member_id, exercise_id, kind) do update set
-            value = excluded.value, previous_value = excluded.previous_value, log_id = excluded.log_id,
-            set_position = excluded.set_position, creator_id = excluded.creator_id, performed_at = excluded.performed_at, updated_at = now()
-        )
-        select case when exists (select 1 from bump) then 'written'
-                    when exists (select 1 from gate) then 'conflict'
-                    when (select later from state) then 'later'
-                    else 'refused' end as outcome,
-               (select coalesce(json_agg(json_build_array(id, name)), '[]') from visible) as visible,
-               (select json_build_object('creatorId', creator_id, 'communityId', community_id, 'live', live) from workout) as workout,
-               (select json_build_object('creatorId', creator_id, 'live', live) from community) as community,
-               (select coalesce(json_agg(json_build_array(exercise_id, kind, value, previous_value, position)), '[]')
-                from moved where previous_value is not null and exists (select 1 from bump)) as prs`.execute(db);
-      const row = rows[0]!;
-      return {
+    async logBatch(items: Array<{ log: NewLog; valid: boolean }>): Promise<LogStatementResult[]> {
+      const logs = items.map((i) => i.log);
+      const sets = logs.flatMap((l, n) => l.sets.map((s) => ({ ...s, n: n + 1 })));
+      const { rows } = await db.executeQuery<Record<string, unknown>>(
+        CompiledQuery.raw(LOG_BATCH, [
+          logs.map((l) => l.id),
+          logs.map((l) => l.member_id),
+          logs.map((l) => l.workout_id),
+          logs.map((l) => l.community_id),
+          logs.map((l) => l.performed_at),
+          logs.map((l) => l.created_at),
+          items.map((i) => i.valid),
+          sets.map((s) => s.n),
+          sets.map((s) => s.position),
+          sets.map((s) => s.exerciseId),
+          sets.map((s) => s.reps),
+          sets.map((s) => s.loadKg),
+          sets.map((s) => s.isWarmup),
+          sets.map((s) => s.rpe),
+        ]),
+      );
+      return rows.map((row, n) => ({
         outcome: row.outcome as LogOutcome,
         visible: new Map(parsed<Array<[string, string]>>(row.visible)),
-        workout: log.workout_id ? (parsed<LogPlace | null>(row.workout) ?? null) : undefined,
-        community: log.community_id ? (parsed<LogPlace | null>(row.community) ?? null) : undefined,
+        workout: logs[n]!.workout_id ? (parsed<LogPlace | null>(row.workout) ?? null) : undefined,
+        community: logs[n]!.community_id ? (parsed<LogPlace | null>(row.community) ?? null) : undefined,
         prs: parsed<Array<[string, PrKind, number, number, number]>>(row.prs).map(([exerciseId, kind, value, previousValue, position]) => ({
           exerciseId,
           kind,
@@ -158,7 +203,7 @@ export function createLoggingRepo(db: Executor) {
           previousValue,
           position,
         })),
-      };
+      }));
     },
 
     /**
@@ -170,6 +215,14 @@ export function createLoggingRepo(db: Executor) {
       await sql`insert into member_training as t (member_id, version) values (${memberId}, 1)
         on conflict (member_id) do update set version = t.version + 1, updated_at = now()`.execute(trx);
     },
+  };
+  // Logs that arrive together share one statement; one member's logs never share one.
+  const combiner = createCombiner({ run: repo.logBatch, key: (i: { log: NewLog; valid: boolean }) => i.log.member_id, maxBatch, maxInFlight });
+  return {
+    ...repo,
+    /** Logs one log as part of the next batch (see logBatch). */
+    logNewest: (log: NewLog, valid: boolean) => combiner.submit({ log, valid }),
+    batchStats: combiner.stats,
   };
 }
 
