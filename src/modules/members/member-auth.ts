@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createCombiner } from '../../db/combiner.js';
 import { API_KEY_PREFIX, bearerToken, randomBase62, sha256, unauthorized } from '../../http/auth.js';
 
 /**
@@ -18,16 +19,26 @@ export function generateMemberToken(): { token: string; hash: Buffer } {
 }
 
 export interface MemberTokenLookup {
-  /** The token with this SHA-256 digest if it is neither revoked nor expired. */
-  findActiveToken(hash: Buffer): Promise<{ id: string; member_id: string; token_hash: Uint8Array } | undefined>;
+  /** Of the tokens with these SHA-256 digests, those neither revoked nor expired. */
+  findActiveTokens(hashes: Buffer[]): Promise<Array<{ id: string; member_id: string; token_hash: Uint8Array }>>;
 }
 
 /**
  * onRequest hook for member routes: sets `request.principal = { kind: 'member', memberId }`
  * or answers 401. Looked up by digest through a unique index, then compared in constant
- * time; nothing is cached, so logout takes effect on the very next request.
+ * time; nothing is cached, so logout takes effect on the very next request. Requests that
+ * arrive together are looked up in one query (src/db/combiner.ts): a member request costs
+ * the database a fraction of a statement under load, and one tick more when idle.
  */
 export function memberAuth(tokens: MemberTokenLookup) {
+  const lookup = createCombiner({
+    run: async (hashes: Buffer[]) => {
+      const rows = await tokens.findActiveTokens(hashes);
+      return hashes.map((h) => rows.find((r) => Buffer.compare(r.token_hash, h) === 0));
+    },
+    maxBatch: 64,
+    maxInFlight: 2,
+  });
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const token = bearerToken(request);
     if (!token) throw unauthorized('Send your member token as "Authorization: Bearer tribes_mt_..." (from sign-up or login).');
@@ -36,7 +47,7 @@ export function memberAuth(tokens: MemberTokenLookup) {
     }
     if (!MEMBER_TOKEN_PATTERN.test(token)) throw unauthorized('The member token is malformed; member tokens look like tribes_mt_ followed by 40 letters and digits.');
     const hash = sha256(token);
-    const row = await tokens.findActiveToken(hash);
+    const row = await lookup.submit(hash);
     if (!row || !crypto.timingSafeEqual(row.token_hash, hash)) {
       throw unauthorized('The member token is unknown, expired or revoked; log in again.');
     }

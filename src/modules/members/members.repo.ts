@@ -35,11 +35,15 @@ export function createMembersRepo(db: Executor) {
         .executeTakeFirstOrThrow();
     },
 
-    /** Every member request asks this: a prepared statement (src/db/prepared.ts). */
-    async findActiveToken(hash: Buffer, trx: Executor = db) {
-      const { rows } = await sql<{ id: string; member_id: string; token_hash: Buffer }>`/*prepare:member_token*/
-        select id, member_id, token_hash from member_tokens where token_hash = ${hash} and revoked_at is null and expires_at > now()`.execute(trx);
-      return rows[0];
+    /**
+     * Every member request asks this, for the tokens of the requests that arrived together
+     * (member-auth.ts): one prepared statement (src/db/prepared.ts), one index probe each.
+     */
+    async findActiveTokens(hashes: Buffer[], trx: Executor = db) {
+      const { rows } = await sql<{ id: string; member_id: string; token_hash: Buffer }>`/*prepare:member_tokens*/
+        select id, member_id, token_hash from member_tokens
+        where token_hash = any(${hashes}::bytea[]) and revoked_at is null and expires_at > now()`.execute(trx);
+      return rows;
     },
 
     /** Revokes one token of this member; revoking twice keeps the first time. */
