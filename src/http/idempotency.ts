@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../db/client.js';
+import { createCombiner } from '../db/combiner.js';
 import type { Principal } from './auth.js';
 import { AppError } from './errors.js';
 
@@ -43,15 +44,37 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
   const staleAfterMs = opts.staleAfterMs ?? 60_000;
   const ttl = sql`make_interval(hours => ${opts.ttlHours})`;
 
-  async function claim(scope: string, key: string, hash: string): Promise<boolean> {
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values({ scope, key, request_hash: hash, state: 'in_progress' })
-      .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    return inserted !== undefined;
-  }
+  // Claims and stored answers of requests that arrive together share one statement each
+  // (src/db/combiner.ts): a keyed POST costs two commits per batch, not two per request.
+  // One key is never claimed twice in a batch (the key orders them).
+  const claims = createCombiner({
+    run: async (items: Array<{ scope: string; key: string; hash: string }>) => {
+      const { rows } = await sql<{ scope: string; key: string }>`
+        insert into idempotency_keys (scope, key, request_hash, state)
+        select scope, key, request_hash, 'in_progress'
+        from unnest(${items.map((i) => i.scope)}::text[], ${items.map((i) => i.key)}::text[], ${items.map((i) => i.hash)}::text[]) as t(scope, key, request_hash)
+        on conflict (scope, key) do nothing
+        returning scope, key`.execute(db);
+      return items.map((i) => rows.some((r) => r.scope === i.scope && r.key === i.key));
+    },
+    key: (i) => `${i.scope}\n${i.key}`,
+    maxBatch: 64,
+    maxInFlight: 2,
+  });
+  const records = createCombiner({
+    run: async (items: Array<{ scope: string; key: string; status: number; contentType: string | null; body: string }>) => {
+      await sql`
+        update idempotency_keys k set state = 'done', status_code = v.status, content_type = v.content_type, response_body = v.body
+        from unnest(${items.map((i) => i.scope)}::text[], ${items.map((i) => i.key)}::text[], ${items.map((i) => i.status)}::int[],
+                    ${items.map((i) => i.contentType)}::text[], ${items.map((i) => i.body)}::text[]) as v(scope, key, status, content_type, body)
+        where k.scope = v.scope and k.key = v.key`.execute(db);
+      return items.map(() => undefined);
+    },
+    key: (i) => `${i.scope}\n${i.key}`,
+    maxBatch: 64,
+    maxInFlight: 2,
+  });
+  const claim = (scope: string, key: string, hash: string) => claims.submit({ scope, key, hash });
 
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST') return;
@@ -136,17 +159,7 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
         await db.deleteFrom('idempotency_keys').where('scope', '=', claimed.scope).where('key', '=', claimed.key).execute();
       } else {
         const contentType = reply.getHeader('content-type');
-        await db
-          .updateTable('idempotency_keys')
-          .set({
-            state: 'done',
-            status_code: reply.statusCode,
-            content_type: typeof contentType === 'string' ? contentType : null,
-            response_body: payload,
-          })
-          .where('scope', '=', claimed.scope)
-          .where('key', '=', claimed.key)
-          .execute();
+        await records.submit({ ...claimed, status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body: payload });
       }
     } catch (err) {
       // The response itself is fine; a claim left in progress is taken over once stale.
