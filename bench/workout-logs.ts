@@ -5,6 +5,7 @@
  *   BENCH_LOGS_PER_MEMBER=500 npm run bench   # 10M sets
  *   BENCH_IDEMPOTENCY=1 npm run bench        # each log with its own Idempotency-Key, as the app sends it
  *   BENCH_KEEP=1 npm run bench, then BENCH_DB=<the name it prints> npm run bench   # rerun without seeding
+ *   BENCH_CONNECTIONS=16 npm run bench     # fewer clients in flight: smaller group-commit batches
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, database `tribes_bench_<time>`,
  * dropped afterwards) through SQL, starts the real server on it as a child process, then
@@ -27,7 +28,7 @@ const members = int('BENCH_MEMBERS', 2000);
 const logsPerMember = int('BENCH_LOGS_PER_MEMBER', 100);
 const setsPerLog = int('BENCH_SETS_PER_LOG', 10);
 const duration = int('BENCH_DURATION', 20);
-const connections = int('BENCH_CONNECTIONS', 16);
+const connections = int('BENCH_CONNECTIONS', 32);
 const port = int('BENCH_PORT', 3900);
 
 async function main() {

@@ -46,10 +46,11 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
 
   // Claims and stored answers of requests that arrive together share one statement each
   // (src/db/combiner.ts): a keyed POST costs two commits per batch, not two per request.
-  // One key is never claimed twice in a batch (the key orders them).
+  // One key is never claimed twice in a batch (the key orders them). Constant texts, so
+  // prepared once per connection (src/db/prepared.ts).
   const claims = createCombiner({
     run: async (items: Array<{ scope: string; key: string; hash: string }>) => {
-      const { rows } = await sql<{ scope: string; key: string }>`
+      const { rows } = await sql<{ scope: string; key: string }>`/*prepare:idempotency_claims*/
         insert into idempotency_keys (scope, key, request_hash, state)
         select scope, key, request_hash, 'in_progress'
         from unnest(${items.map((i) => i.scope)}::text[], ${items.map((i) => i.key)}::text[], ${items.map((i) => i.hash)}::text[]) as t(scope, key, request_hash)
@@ -63,7 +64,7 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
   });
   const records = createCombiner({
     run: async (items: Array<{ scope: string; key: string; status: number; contentType: string | null; body: string }>) => {
-      await sql`
+      await sql`/*prepare:idempotency_records*/
         update idempotency_keys k set state = 'done', status_code = v.status, content_type = v.content_type, response_body = v.body
         from unnest(${items.map((i) => i.scope)}::text[], ${items.map((i) => i.key)}::text[], ${items.map((i) => i.status)}::int[],
                     ${items.map((i) => i.contentType)}::text[], ${items.map((i) => i.body)}::text[]) as v(scope, key, status, content_type, body)

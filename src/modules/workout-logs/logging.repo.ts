@@ -222,7 +222,6 @@ export function createLoggingRepo(db: Executor, { maxInFlight = 2, maxBatch = 32
     ...repo,
     /** Logs one log as part of the next batch (see logBatch). */
     logNewest: (log: NewLog, valid: boolean) => combiner.submit({ log, valid }),
-    batchStats: combiner.stats,
   };
 }
 
