@@ -106,6 +106,19 @@ describe('logging workouts and personal records', () => {
     expect((await prsOf(member, [{ reps: 5, load_kg: 72.5 }])).find((p) => p.kind === 'max_load')).toMatchObject({ value: 72.5, previous_value: 70 });
   });
 
+  it("gives each of many members logging at once their own log and PRs, judged against their own records", async () => {
+    const members = await Promise.all(Array.from({ length: 6 }, () => createMember(t)));
+    for (const [i, m] of members.entries()) await prsOf(m, [{ reps: 5, load_kg: 50 + i }]);
+    // Sent together, these share logging statements (group commit); each answer must still be its own.
+    const answers = await Promise.all(members.map((m, i) => logWorkout(m, [{ reps: 5, load_kg: 60 + i }])));
+    for (const [i, res] of answers.entries()) {
+      expect(res.statusCode, res.body).toBe(201);
+      expect(json(res).data.prs.find((p: { kind: string }) => p.kind === 'max_load')).toMatchObject({ value: 60 + i, previous_value: 50 + i });
+      const logs = json(await t.app.inject({ method: 'GET', url: '/api/v1/member/workout-logs', headers: members[i]!.headers })).data;
+      expect(logs.map((l: { sets: Array<{ load_kg: number }> }) => l.sets[0]!.load_kg)).toEqual([60 + i, 50 + i]);
+    }
+  });
+
   it('fits a back-dated log into the history: judged against what came before it', async () => {
     const member = await createMember(t);
     await prsOf(member, [{ reps: 5, load_kg: 100 }], { performed_at: '2025-06-10T10:00:00Z' });
