@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeExpiredKeys } from '../src/http/idempotency.js';
 import { buildTestApp, createCreator, json, uniq, type TestApp, type TestCreator } from './helpers.js';
 
 let t: TestApp;
@@ -123,5 +124,17 @@ describe('Idempotency-Key', () => {
     const res = await create(creator, 'x'.repeat(256), { name: 'X', slug: `m-${uniq()}`, category: 'yoga' });
     expect(res.statusCode).toBe(400);
     expect(json(res).error.details).toEqual([{ field: 'Idempotency-Key', message: 'is malformed' }]);
+  });
+});
+
+describe('expired Idempotency-Keys', () => {
+  it('are purged in the background once older than the TTL, and fresh ones are kept', async () => {
+    const creator = await createCreator(t);
+    const scope = `creator:${creator.id}`;
+    await sql`insert into idempotency_keys (scope, key, request_hash, state, created_at)
+      values (${scope}, 'old', 'h', 'done', now() - interval '25 hours'), (${scope}, 'fresh', 'h', 'done', now() - interval '23 hours')`.execute(t.database.db);
+    expect(await purgeExpiredKeys(t.database.db, 24)).toBeGreaterThanOrEqual(1);
+    const left = await t.database.db.selectFrom('idempotency_keys').select('key').where('scope', '=', scope).execute();
+    expect(left.map((r) => r.key)).toEqual(['fresh']);
   });
 });

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../db/client.js';
 import { createCombiner } from '../db/combiner.js';
+import { every } from '../jobs/tasks.js';
 import type { Principal } from './auth.js';
 import { AppError } from './errors.js';
 
@@ -17,6 +18,27 @@ export interface IdempotencyOptions {
   ttlHours: number;
   /** An in-progress claim older than this is taken to be abandoned (its process died). */
   staleAfterMs?: number;
+}
+
+const PURGE_INTERVAL_MS = 60_000;
+const PURGE_BATCH = 5_000;
+
+/**
+ * Deletes the keys older than the TTL, oldest first (index idempotency_keys_created_idx), in
+ * rounds of PURGE_BATCH rows so no statement holds many locks or runs long; rows another
+ * node is purging are skipped. Returns how many it deleted.
+ */
+export async function purgeExpiredKeys(db: Db, ttlHours: number, maxRounds = 20): Promise<number> {
+  let deleted = 0;
+  for (let round = 0; round < maxRounds; round++) {
+    const result = await sql`delete from idempotency_keys where (scope, key) in (
+        select scope, key from idempotency_keys where created_at < now() - make_interval(hours => ${ttlHours})
+        order by created_at limit ${PURGE_BATCH} for update skip locked)`.execute(db);
+    const n = Number(result.numAffectedRows ?? 0);
+    deleted += n;
+    if (n < PURGE_BATCH) break;
+  }
+  return deleted;
 }
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -41,6 +63,9 @@ function requestHash(request: FastifyRequest): string {
  */
 export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptions): void {
   const { db } = opts;
+  // Expired keys go in the background; without it the table would keep every key forever.
+  const stopPurging = every(PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, opts.ttlHours), app.log, 'idempotency key purge');
+  app.addHook('onClose', stopPurging);
   const staleAfterMs = opts.staleAfterMs ?? 60_000;
   const ttl = sql`make_interval(hours => ${opts.ttlHours})`;
 

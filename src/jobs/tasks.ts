@@ -25,7 +25,7 @@ export class TaskRunner {
 }
 
 /** A repeating job that never overlaps itself and stops cleanly. */
-export function every(ms: number, job: () => Promise<unknown>, logger: Logger, name: string): () => Promise<void> {
+export function every(ms: number, job: () => Promise<unknown>, logger: Pick<Logger, 'error'>, name: string): () => Promise<void> {
   let current: Promise<unknown> | undefined;
   const timer = setInterval(() => {
     if (current) return;
