@@ -109,4 +109,20 @@ describe('the statement combiner', () => {
     expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual(['A', 'refused bad', 'C']);
     expect(batches).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
   });
+
+  it('answers every item of a batch with the error at once when the database is unavailable, without running each alone', async () => {
+    let runs = 0;
+    const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const c = createCombiner({
+      run: async () => {
+        runs++;
+        throw down;
+      },
+      maxBatch: 10,
+      maxInFlight: 1,
+    });
+    const settled = await Promise.allSettled(['a', 'b', 'c'].map((i) => c.submit(i)));
+    expect(settled.map((s) => s.status === 'rejected' && s.reason)).toEqual([down, down, down]);
+    expect(runs).toBe(1);
+  });
 });

@@ -1,3 +1,5 @@
+import { translateDatabaseError } from './errors.js';
+
 /**
  * Group commit for a hot statement: requests that arrive while earlier ones are at the
  * database share one statement (and so one executor start-up, one round trip and one
@@ -14,8 +16,10 @@
  * in key order.
  *
  * `run` answers one result per item, in order. When it throws, the batch is split and
- * each item runs alone, so one item's error (or a deadlock victim) never fails the others
- * and each caller gets its own answer or error.
+ * each item runs alone (all at once), so one item's error (or a deadlock victim) never
+ * fails the others and each caller gets its own answer or error — unless the database is
+ * unavailable or timed out (src/db/errors.ts): then every item gets that error at once,
+ * rather than each waiting for its own connection attempt to fail.
  */
 export interface CombinerOptions<I, O> {
   run(items: I[]): Promise<O[]>;
@@ -89,15 +93,16 @@ export function createCombiner<I, O>(opts: CombinerOptions<I, O>): Combiner<I, O
       const results = await opts.run(batch.map((w) => w.item));
       batch.forEach((w, i) => w.resolve(results[i]!));
     } catch (err) {
-      if (batch.length === 1) return batch[0]!.reject(err);
+      if (batch.length === 1 || translateDatabaseError(err)) return batch.forEach((w) => w.reject(err));
       // Alone, each item gets its own answer or its own error.
-      for (const w of batch) {
-        try {
-          w.resolve((await opts.run([w.item]))[0]!);
-        } catch (own) {
-          w.reject(own);
-        }
-      }
+      await Promise.all(
+        batch.map((w) =>
+          opts.run([w.item]).then(
+            (results) => w.resolve(results[0]!),
+            (own: unknown) => w.reject(own),
+          ),
+        ),
+      );
     }
   }
 
