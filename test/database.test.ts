@@ -71,6 +71,10 @@ describe('database unavailable', () => {
       expect(api.statusCode).toBe(503);
       expect(json(api)).toMatchObject({ success: false, error: { code: 'service_unavailable' } });
       expect(api.headers['retry-after']).toBe('5');
+      // Member requests sent together share one token lookup (group commit): all get the 503.
+      const memberToken = { authorization: `Bearer tribes_mt_${'a'.repeat(40)}` };
+      const members = await Promise.all([1, 2, 3].map(() => t.app.inject({ method: 'GET', url: '/api/v1/member/me', headers: memberToken })));
+      expect(members.map((r) => r.statusCode)).toEqual([503, 503, 503]);
     } finally {
       await t.close();
     }
