@@ -111,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerRateLimit(app, config);
 
-  registerIdempotency(app, { db, ttlHours: config.idempotencyTtlHours });
+  registerIdempotency(app, { db, ttlHours: config.idempotencyTtlHours, onBatch: app.batchSizeMetric });
 
   await registerFeatures(app, deps);
   return app;

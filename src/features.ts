@@ -96,7 +96,7 @@ export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Pro
   const exercisesRepo = createExercisesRepo(db);
   const exercises = createExercisesService({ db, exercises: exercisesRepo, videoBaseUrl: config.exerciseVideoBaseUrl });
   const programs = createProgramsService({ db, programs: createProgramsRepo(db), communities: communitiesRepo, exercises: exercisesRepo });
-  const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging: createLoggingRepo(db) });
+  const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging: createLoggingRepo(db, { onBatch: app.batchSizeMetric('workout_log') }) });
 
   await app.register(healthRoutes(database.ping));
   await app.register(adminRoutes(createAdminService({ db, creators, processor }), deps.adminToken), { prefix: '/api/v1/admin' });
@@ -118,7 +118,7 @@ export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Pro
   await app.register(memberPublicRoutes(members), { prefix: '/api/v1/member' });
   await app.register(
     async (member) => {
-      member.addHook('onRequest', memberAuth(membersRepo));
+      member.addHook('onRequest', memberAuth(membersRepo, app.batchSizeMetric('member_token')));
       await member.register(memberRoutes(members));
       await member.register(memberBillingRoutes(checkout, db));
       await member.register(memberExercisesRoutes(exercises));

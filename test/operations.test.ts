@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { LOG_REDACT } from '../src/app.js';
 import { gracefulShutdown } from '../src/http/shutdown.js';
-import { buildTestApp, createCommunity, createCreator, json } from './helpers.js';
+import { buildTestApp, createCommunity, createCreator, createMember, json } from './helpers.js';
 
 describe('logging', () => {
   it('tags every request line with the request id and never writes keys or tokens', async () => {
@@ -49,6 +49,22 @@ describe('metrics', () => {
       expect(res.headers['content-type']).toContain('text/plain');
       expect(res.body).toContain('http_requests_total{method="GET",route="/api/v1/communities/:id",status_code="404"} 1');
       expect(res.body).toMatch(/http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/api\/v1\/admin\/creators",status_code="201"\}/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('counts how many requests each group-committed statement served', async () => {
+    const t = await buildTestApp();
+    try {
+      const members = await Promise.all([1, 2, 3].map(() => createMember(t)));
+      const before = await t.app.inject({ method: 'GET', url: '/metrics' });
+      const count = (body: string) => Number(/db_batch_size_sum\{statement="member_token"\} (\d+)/.exec(body)?.[1] ?? 0);
+      await Promise.all(members.map((m) => t.app.inject({ method: 'GET', url: '/api/v1/member/me', headers: m.headers })));
+      const after = await t.app.inject({ method: 'GET', url: '/metrics' });
+      // Three lookups, in however many batches they were cut into.
+      expect(count(after.body) - count(before.body)).toBe(3);
+      expect(after.body).toMatch(/db_batch_size_bucket\{le="1",statement="member_token"\}/);
     } finally {
       await t.close();
     }

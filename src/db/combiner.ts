@@ -27,6 +27,8 @@ export interface CombinerOptions<I, O> {
   key?(item: I): string | undefined;
   maxBatch: number;
   maxInFlight: number;
+  /** Told each batch's size as it starts (metrics). */
+  onBatch?(size: number): void;
 }
 
 interface Waiting<I, O> {
@@ -89,6 +91,7 @@ export function createCombiner<I, O>(opts: CombinerOptions<I, O>): Combiner<I, O
   async function execute(batch: Array<Waiting<I, O>>) {
     batches++;
     items += batch.length;
+    opts.onBatch?.(batch.length);
     try {
       const results = await opts.run(batch.map((w) => w.item));
       batch.forEach((w, i) => w.resolve(results[i]!));

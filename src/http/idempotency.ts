@@ -18,6 +18,8 @@ export interface IdempotencyOptions {
   ttlHours: number;
   /** An in-progress claim older than this is taken to be abandoned (its process died). */
   staleAfterMs?: number;
+  /** Observers of the batched statements' sizes, by statement (metrics). */
+  onBatch?: (statement: string) => (size: number) => void;
 }
 
 const PURGE_INTERVAL_MS = 60_000;
@@ -86,6 +88,7 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
     key: (i) => `${i.scope}\n${i.key}`,
     maxBatch: 64,
     maxInFlight: 2,
+    onBatch: opts.onBatch?.('idempotency_claim'),
   });
   const records = createCombiner({
     run: async (items: Array<{ scope: string; key: string; status: number; contentType: string | null; body: string }>) => {
@@ -99,6 +102,7 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
     key: (i) => `${i.scope}\n${i.key}`,
     maxBatch: 64,
     maxInFlight: 2,
+    onBatch: opts.onBatch?.('idempotency_record'),
   });
   const claim = (scope: string, key: string, hash: string) => claims.submit({ scope, key, hash });
 

@@ -1,12 +1,35 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** An observer of one group-committed statement's batch sizes (metric db_batch_size). */
+    batchSizeMetric(statement: string): (size: number) => void;
+  }
+}
+
+/**
+ * How many requests each group-committed statement served (src/db/combiner.ts): a size per
+ * batch, labelled by statement. Mean near 1 under load means batching is not happening.
+ */
+function batchSizes(registry: Registry): (statement: string) => (size: number) => void {
+  const histogram = new Histogram({
+    name: 'db_batch_size',
+    help: 'Requests served by one group-committed database statement',
+    labelNames: ['statement'] as const,
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    registers: [registry],
+  });
+  return (statement) => (size) => histogram.observe({ statement }, size);
+}
+
 /**
  * Prometheus metrics on GET /metrics: request count and latency by route template (never
  * the raw URL, whose ids would explode the label space), method and status.
  */
 export function registerMetrics(app: FastifyInstance): Registry {
   const registry = new Registry();
+  app.decorate('batchSizeMetric', batchSizes(registry));
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status_code'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests served', labelNames, registers: [registry] });

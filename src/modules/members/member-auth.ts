@@ -30,7 +30,7 @@ export interface MemberTokenLookup {
  * arrive together are looked up in one query (src/db/combiner.ts): a member request costs
  * the database a fraction of a statement under load, and one tick more when idle.
  */
-export function memberAuth(tokens: MemberTokenLookup) {
+export function memberAuth(tokens: MemberTokenLookup, onBatch?: (size: number) => void) {
   const lookup = createCombiner({
     run: async (hashes: Buffer[]) => {
       const rows = await tokens.findActiveTokens(hashes);
@@ -38,6 +38,7 @@ export function memberAuth(tokens: MemberTokenLookup) {
     },
     maxBatch: 64,
     maxInFlight: 2,
+    onBatch,
   });
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const token = bearerToken(request);

@@ -159,9 +159,11 @@ export interface LoggingOptions {
   /** Logging statements running at once (each holds a pooled connection); more logs wait and join a batch. */
   maxInFlight?: number;
   maxBatch?: number;
+  /** Told each batch's size (metrics). */
+  onBatch?: (size: number) => void;
 }
 
-export function createLoggingRepo(db: Executor, { maxInFlight = 2, maxBatch = 32 }: LoggingOptions = {}) {
+export function createLoggingRepo(db: Executor, { maxInFlight = 2, maxBatch = 32, onBatch }: LoggingOptions = {}) {
   const repo = {
     /**
      * Logs each item's log if `valid` (the checks made without the database passed), every
@@ -217,7 +219,7 @@ export function createLoggingRepo(db: Executor, { maxInFlight = 2, maxBatch = 32
     },
   };
   // Logs that arrive together share one statement; one member's logs never share one.
-  const combiner = createCombiner({ run: repo.logBatch, key: (i: { log: NewLog; valid: boolean }) => i.log.member_id, maxBatch, maxInFlight });
+  const combiner = createCombiner({ run: repo.logBatch, key: (i: { log: NewLog; valid: boolean }) => i.log.member_id, maxBatch, maxInFlight, onBatch });
   return {
     ...repo,
     /** Logs one log as part of the next batch (see logBatch). */
