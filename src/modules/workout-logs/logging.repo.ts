@@ -23,8 +23,8 @@ import type { NewLog } from './workout-logs.repo.js';
  * Constant text, every value an array parameter ($1–$7 per log, $8–$14 per set; `n` is
  * the log's 1-based place in the batch), with a `prepare:` marker: on PostgreSQL each
  * connection parses and plans it once (src/db/prepared.ts). Shared rows (exercises,
- * workouts, communities) are also matched against the whole array (`= any`): an index
- * condition however small the table looked when the connection planned the statement.
+ * workouts, communities) are also matched against the whole array (`= any`), so the one
+ * generic plan has an index condition to probe them by once those tables are large.
  */
 // Inlined, not bound: a bound list would hide the partial index subscriptions_member_live_idx
 // from a generic plan.
