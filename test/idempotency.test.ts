@@ -133,7 +133,8 @@ describe('expired Idempotency-Keys', () => {
     const scope = `creator:${creator.id}`;
     await sql`insert into idempotency_keys (scope, key, request_hash, state, created_at)
       values (${scope}, 'old', 'h', 'done', now() - interval '25 hours'), (${scope}, 'fresh', 'h', 'done', now() - interval '23 hours')`.execute(t.database.db);
-    expect(await purgeExpiredKeys(t.database.db, 24)).toBeGreaterThanOrEqual(1);
+    // The end state only: another app's minute poller may purge the old key first.
+    await purgeExpiredKeys(t.database.db, 24);
     const left = await t.database.db.selectFrom('idempotency_keys').select('key').where('scope', '=', scope).execute();
     expect(left.map((r) => r.key)).toEqual(['fresh']);
   });
