@@ -33,9 +33,11 @@ const PURGE_BATCH = 5_000;
 export async function purgeExpiredKeys(db: Db, ttlHours: number, maxRounds = 20): Promise<number> {
   let deleted = 0;
   for (let round = 0; round < maxRounds; round++) {
-    const result = await sql`delete from idempotency_keys where (scope, key) in (
-        select scope, key from idempotency_keys where created_at < now() - make_interval(hours => ${ttlHours})
-        order by created_at limit ${PURGE_BATCH} for update skip locked)`.execute(db);
+    // By ctid (locked, so stable within the statement): a `(scope, key) in (...)` form gets a
+    // hash join over the whole table once it is large.
+    const result = await sql`delete from idempotency_keys where ctid = any(array(
+        select ctid from idempotency_keys where created_at < now() - make_interval(hours => ${ttlHours})
+        order by created_at limit ${PURGE_BATCH} for update skip locked))`.execute(db);
     const n = Number(result.numAffectedRows ?? 0);
     deleted += n;
     if (n < PURGE_BATCH) break;
