@@ -60,7 +60,7 @@ export const CreatedWorkoutLog = Type.Object(
     ...logFields,
     prs: Type.Array(PersonalRecord, {
       description:
-        'Personal records this workout set, at most one per exercise and kind (for its best set). A PR strictly beats every earlier working set of that exercise; ties, warm-ups and the very first set of an exercise are not PRs; a bodyweight set (load 0) counts for max_reps only.',
+        'Personal records this workout set, at most one per exercise and kind (for its best set). A PR strictly beats every earlier working set of that exercise; ties, warm-ups and the very first set of an exercise are not PRs; a bodyweight set (load 0) counts for max_reps only. Ordered by `set_index`, then kind (max_load, est_1rm, max_volume, max_reps).',
     }),
   },
   { $id: 'CreatedWorkoutLog', title: 'CreatedWorkoutLog' },

@@ -4,7 +4,7 @@ import { iso, type Executor } from '../../db/tx.js';
 import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import { hasAtMostTwoDecimals } from '../programs/programs.service.js';
-import { displayValue, recompute, type Bests, type PrFound, type PrKind } from './prs.js';
+import { displayValue, PR_KINDS, recompute, type Bests, type PrFound, type PrKind } from './prs.js';
 import type { LoggingRepo, LogStatementResult } from './logging.repo.js';
 import type { HolderRow, NewLog, NewSet, WorkoutLogRow, WorkoutLogsRepo } from './workout-logs.repo.js';
 import { FUTURE_SKEW_MS, type CreateLogBody } from './workout-logs.schemas.js';
@@ -24,6 +24,10 @@ const forbidden = (what: string) => new AppError('forbidden', `You hold no live 
 
 const holdersOf = (exerciseId: string, bests: Bests): HolderRow[] =>
   Object.entries(bests).flatMap(([kind, h]) => (h ? [{ ...h, exerciseId, kind: kind as PrKind }] : []));
+
+/** PRs in answer order, whichever path found them: by the set that made them, then kind in PR_KINDS order. */
+const byPosition = <T extends { position: number; kind: PrKind }>(prs: T[]) =>
+  [...prs].sort((a, b) => a.position - b.position || PR_KINDS.indexOf(a.kind) - PR_KINDS.indexOf(b.kind));
 
 /** Logging what a member really did, with PR detection (DESIGN §7) kept per member × exercise × kind. */
 export function createWorkoutLogsService({ db, logs, logging, now = () => new Date() }: WorkoutLogsDeps) {
@@ -148,7 +152,7 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
         performed_at: iso(performedAt),
         sets: sets.map((s) => ({ exercise_id: s.exerciseId, exercise_name: names.get(s.exerciseId) ?? '', reps: s.reps, load_kg: s.loadKg, is_warmup: s.isWarmup, rpe: s.rpe })),
         created_at: iso(log.created_at),
-        prs: found.map((p) => ({ exercise_id: p.exerciseId, kind: p.kind, value: displayValue(p.value), previous_value: displayValue(p.previousValue), set_index: p.position })),
+        prs: byPosition(found).map((p) => ({ exercise_id: p.exerciseId, kind: p.kind, value: displayValue(p.value), previous_value: displayValue(p.previousValue), set_index: p.position })),
       };
     },
 

@@ -74,6 +74,19 @@ describe('logging workouts and personal records', () => {
     expect(kinds(await prsOf(member, [{ reps: 5, load_kg: 55 }]))).toEqual(['est_1rm', 'max_load', 'max_volume']);
   });
 
+  it('lists the PRs of a log by the set that made them, then by kind', async () => {
+    const member = await createMember(t);
+    await prsOf(member, [{ reps: 5, load_kg: 60 }]);
+    // Set 0 beats on reps only; set 1 beats on load (and so est_1rm and volume).
+    const prs = await prsOf(member, [{ reps: 8, load_kg: 20 }, { reps: 5, load_kg: 70 }]);
+    expect(prs.map((p) => [p.set_index, p.kind])).toEqual([
+      [0, 'max_reps'],
+      [1, 'max_load'],
+      [1, 'est_1rm'],
+      [1, 'max_volume'],
+    ]);
+  });
+
   it('reports each kind once per log, for its best set, when two sets beat the record', async () => {
     const member = await createMember(t);
     await prsOf(member, [{ reps: 5, load_kg: 100 }]);
