@@ -40,7 +40,7 @@ interface Waiting<I, O> {
 
 export interface Combiner<I, O> {
   submit(item: I): Promise<O>;
-  /** Batches run so far and items they held (for tests and metrics). */
+  /** Batches run so far and items they held (tests; metrics use onBatch). */
   stats(): { batches: number; items: number };
 }
 

@@ -77,8 +77,9 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
   // (src/db/combiner.ts): a keyed POST costs two commits per batch, not two per request.
   // One key is never claimed twice in a batch (the key orders them). Constant texts, so
   // prepared once per connection (src/db/prepared.ts).
-  const claims = createCombiner({
-    run: async (items: Array<{ scope: string; key: string; hash: string }>) => {
+  const oneKeyAtATime = { key: (i: { scope: string; key: string }) => `${i.scope}\n${i.key}`, maxBatch: 64, maxInFlight: 2 };
+  const claims = createCombiner<{ scope: string; key: string; hash: string }, boolean>({
+    run: async (items) => {
       const { rows } = await sql<{ scope: string; key: string }>`/*prepare:idempotency_claims*/
         insert into idempotency_keys (scope, key, request_hash, state)
         select scope, key, request_hash, 'in_progress'
@@ -87,13 +88,11 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
         returning scope, key`.execute(db);
       return items.map((i) => rows.some((r) => r.scope === i.scope && r.key === i.key));
     },
-    key: (i) => `${i.scope}\n${i.key}`,
-    maxBatch: 64,
-    maxInFlight: 2,
+    ...oneKeyAtATime,
     onBatch: opts.onBatch?.('idempotency_claim'),
   });
-  const records = createCombiner({
-    run: async (items: Array<{ scope: string; key: string; status: number; contentType: string | null; body: string }>) => {
+  const records = createCombiner<{ scope: string; key: string; status: number; contentType: string | null; body: string }, undefined>({
+    run: async (items) => {
       await sql`/*prepare:idempotency_records*/
         update idempotency_keys k set state = 'done', status_code = v.status, content_type = v.content_type, response_body = v.body
         from unnest(${items.map((i) => i.scope)}::text[], ${items.map((i) => i.key)}::text[], ${items.map((i) => i.status)}::int[],
@@ -101,9 +100,7 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
         where k.scope = v.scope and k.key = v.key`.execute(db);
       return items.map(() => undefined);
     },
-    key: (i) => `${i.scope}\n${i.key}`,
-    maxBatch: 64,
-    maxInFlight: 2,
+    ...oneKeyAtATime,
     onBatch: opts.onBatch?.('idempotency_record'),
   });
   const claim = (scope: string, key: string, hash: string) => claims.submit({ scope, key, hash });
