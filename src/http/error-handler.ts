@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { translateDatabaseError } from '../db/errors.js';
 import { AppError, type ErrorDetail } from './errors.js';
+import { answerTakenKey, KeyTaken } from './idempotency.js';
 
 interface AjvError {
   instancePath: string;
@@ -92,6 +93,14 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof KeyTaken) {
+      // The effect was rolled back: another request with this key answered first.
+      try {
+        return answerTakenKey(err, request, reply);
+      } catch (answer) {
+        return sendError(reply, answer as AppError);
+      }
+    }
     const appError = toAppError(err);
     if (appError) {
       if (appError.statusCode >= 500) request.log.error({ err }, appError.message);

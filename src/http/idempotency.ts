@@ -1,49 +1,43 @@
 import crypto from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
 import { createCombiner } from '../db/combiner.js';
+import type { Executor, StoredAnswer } from '../db/tx.js';
 import { every } from '../jobs/tasks.js';
 import type { Principal } from './auth.js';
 import { AppError } from './errors.js';
+import { createIdempotencyStore, KeyTaken, type AnswerRecord, type IdempotencyStore, type KeyRow } from './idempotency-store.js';
+
+export { KeyTaken } from './idempotency-store.js';
+
+/** A keyed POST on its way: who sent it, the key, the hash of what was sent. */
+export interface KeyedRequest {
+  scope: string;
+  key: string;
+  hash: string;
+  /** Set once the answer is stored (with the effect, or as the replay of a stored one). */
+  answered?: boolean;
+  store: IdempotencyStore;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency?: { scope: string; key: string };
+    idempotency?: KeyedRequest;
   }
 }
 
 export interface IdempotencyOptions {
   db: Db;
   ttlHours: number;
-  /** An in-progress claim older than this is taken to be abandoned (its process died). */
-  staleAfterMs?: number;
   /** Observers of the batched statements' sizes, by statement (metrics). */
   onBatch?: (statement: string) => (size: number) => void;
 }
 
 const PURGE_INTERVAL_MS = 60_000;
-const PURGE_BATCH = 5_000;
 
-/**
- * Deletes the keys older than the TTL, oldest first (index idempotency_keys_created_idx), in
- * rounds of PURGE_BATCH rows so no statement holds many locks or runs long; rows another
- * node is purging are skipped. Returns how many it deleted.
- */
-export async function purgeExpiredKeys(db: Db, ttlHours: number, maxRounds = 20): Promise<number> {
-  let deleted = 0;
-  for (let round = 0; round < maxRounds; round++) {
-    // By ctid (locked, so stable within the statement): a `(scope, key) in (...)` form gets a
-    // hash join over the whole table once it is large.
-    const result = await sql`delete from idempotency_keys where ctid = any(array(
-        select ctid from idempotency_keys where created_at < now() - make_interval(hours => ${ttlHours})
-        order by created_at limit ${PURGE_BATCH} for update skip locked))`.execute(db);
-    const n = Number(result.numAffectedRows ?? 0);
-    deleted += n;
-    if (n < PURGE_BATCH) break;
-  }
-  return deleted;
-}
+/** Deletes the keys older than the TTL (the minute poller calls it; tests too). Returns how many. */
+export const purgeExpiredKeys = (db: Db, ttlHours: number, maxRounds = 20): Promise<number> =>
+  createIdempotencyStore(db, ttlHours).purgeExpired(maxRounds);
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -58,52 +52,121 @@ function requestHash(request: FastifyRequest): string {
 }
 
 /**
- * Idempotency-Key on POST, Stripe's way. The first request with a key claims it with an
- * INSERT .. ON CONFLICT DO NOTHING, so of two concurrent requests exactly one executes;
- * the other is told the key is in use. The finished response is stored and replayed byte
- * for byte for 24 h to a retry with the same body; another body under the key is 409.
- * Requests that fail validation or authentication never claim a key (these hooks run
- * after both), and a 5xx releases the claim so the client can retry.
+ * The answer a key already holds, for a request with `hash`: the stored answer (replayed
+ * byte for byte), or 409 when the key answered another request. Undefined when the key
+ * holds nothing that counts (no row, expired, or an old claim nothing will finish).
+ */
+function answerFromRow(row: KeyRow | undefined, hash: string, reply: FastifyReply): FastifyReply | undefined {
+  if (!row || row.expired || row.state !== 'done') return undefined;
+  if (row.request_hash !== hash) {
+    throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.');
+  }
+  reply.header('idempotent-replayed', 'true').code(row.status_code ?? 200);
+  if (row.content_type) reply.header('content-type', row.content_type);
+  return reply.send(row.response_body);
+}
+
+/**
+ * Answers a request whose effect found its key taken inside the transaction (KeyTaken): the
+ * effect was rolled back; the answer is the one stored by the request that took the key.
+ */
+export function answerTakenKey(err: KeyTaken, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const claimed = request.idempotency;
+  if (claimed) claimed.answered = true;
+  const replayed = claimed ? answerFromRow(err.row, claimed.hash, reply) : undefined;
+  if (replayed) return replayed;
+  throw new AppError('idempotency_key_in_use', 'Another request with this Idempotency-Key is still in progress. Retry once it has finished.', undefined, {
+    'Retry-After': '1',
+  });
+}
+
+/** The answer the route is about to send, as stored: the serialization of `data` in the success envelope. */
+function recordOf(claimed: KeyedRequest, reply: FastifyReply, data: unknown): AnswerRecord {
+  return {
+    scope: claimed.scope,
+    key: claimed.key,
+    hash: claimed.hash,
+    status: reply.statusCode,
+    contentType: 'application/json; charset=utf-8',
+    body: reply.serialize({ success: true, data }) as string,
+  };
+}
+
+/**
+ * What a service needs to store a keyed request's answer with its effect. Usually as a
+ * StoredAnswer (db/tx.ts inTransaction: claim first, record last); a statement that writes
+ * the effects of many requests at once (the logging batch) stores their answers itself.
+ */
+export interface KeyedAnswer<T> extends StoredAnswer<T> {
+  /** The answer record of `data`, as the route will send it. */
+  recordOf(data: T): AnswerRecord;
+  /** Stores answers in `trx`: per answer, false when another request holds its key. */
+  storeAll(trx: Executor, records: AnswerRecord[]): Promise<boolean[]>;
+  /** The error to throw when the key was taken: its row as `trx` sees it. */
+  taken(trx: Executor): Promise<KeyTaken>;
+  /** Says the answer is stored, once its transaction committed. */
+  stored(): void;
+}
+
+/**
+ * For a route whose effect is a transaction of ours: the key is claimed at the start of
+ * that transaction and the answer stored at its end, so after a crash either both the effect
+ * and its answer exist or neither. Undefined when the request carries no key. The route sets
+ * its status code before calling the service; `data` is what it sends in the envelope.
+ */
+export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyReply): KeyedAnswer<T> | undefined {
+  const claimed = request.idempotency;
+  if (!claimed) return undefined;
+  const { store } = claimed;
+  const stored = () => {
+    claimed.answered = true;
+  };
+  return {
+    claim: (trx) => store.claim(trx, claimed),
+    async record(trx, data) {
+      await store.record(trx, recordOf(claimed, reply, data));
+      stored();
+    },
+    recordOf: (data) => recordOf(claimed, reply, data),
+    storeAll: (trx, records) => store.store(trx, records),
+    taken: async (trx) => new KeyTaken(await store.rowOf(claimed.scope, claimed.key, trx)),
+    stored,
+  };
+}
+
+/**
+ * Derives the key sent to the payment processor for one call of a keyed request: the same
+ * request retried (after a crash, a timeout, a failed local write) sends the same key, so
+ * the processor answers with what it did the first time instead of doing it again. Scoped
+ * by caller like our own keys; `purpose` tells apart the calls of one request.
+ */
+export function processorKey(request: FastifyRequest, purpose: string): string | undefined {
+  const claimed = request.idempotency;
+  if (!claimed) return undefined;
+  const digest = crypto.createHash('sha256').update(`${claimed.scope}\n${claimed.key}`).digest('base64url');
+  return `tribes-${purpose}-${digest}`;
+}
+
+/**
+ * Idempotency-Key on POST, Stripe's way: the answer to a key is stored for 24 h and
+ * replayed byte for byte to a retry with the same body; another body under the key is 409.
+ *
+ * The answer commits in the same transaction as the effect (answerInTransaction, or the
+ * logging batch), so no crash can leave an effect without its answer or an answer without
+ * its effect. Nothing is written before: there is no claim to leave behind or take over. A
+ * concurrent request with the same key waits for the first one's transaction inside its
+ * own, then replays the stored answer. An answer with no effect (4xx) is stored after it is
+ * sent; a 5xx stores nothing, so the retry executes. Requests that fail validation or
+ * authentication never reach these hooks.
  */
 export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptions): void {
-  const { db } = opts;
+  const store = createIdempotencyStore(opts.db, opts.ttlHours);
   // Expired keys go in the background; without it the table would keep every key forever.
-  const stopPurging = every(PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, opts.ttlHours), app.log, 'idempotency key purge');
+  const stopPurging = every(PURGE_INTERVAL_MS, () => store.purgeExpired(), app.log, 'idempotency key purge');
   app.addHook('onClose', stopPurging);
-  const staleAfterMs = opts.staleAfterMs ?? 60_000;
-  const ttl = sql`make_interval(hours => ${opts.ttlHours})`;
 
-  // Claims and stored answers of requests that arrive together share one statement each
-  // (src/db/combiner.ts): a keyed POST costs two commits per batch, not two per request.
-  // One key is never claimed twice in a batch (the key orders them). Constant texts, so
-  // prepared once per connection (src/db/prepared.ts).
-  const oneKeyAtATime = { key: (i: { scope: string; key: string }) => `${i.scope}\n${i.key}`, maxBatch: 64, maxInFlight: 2 };
-  const claims = createCombiner<{ scope: string; key: string; hash: string }, boolean>({
-    run: async (items) => {
-      const { rows } = await sql<{ scope: string; key: string }>`/*prepare:idempotency_claims*/
-        insert into idempotency_keys (scope, key, request_hash, state)
-        select scope, key, request_hash, 'in_progress'
-        from unnest(${items.map((i) => i.scope)}::text[], ${items.map((i) => i.key)}::text[], ${items.map((i) => i.hash)}::text[]) as t(scope, key, request_hash)
-        on conflict (scope, key) do nothing
-        returning scope, key`.execute(db);
-      return items.map((i) => rows.some((r) => r.scope === i.scope && r.key === i.key));
-    },
-    ...oneKeyAtATime,
-    onBatch: opts.onBatch?.('idempotency_claim'),
-  });
-  const records = createCombiner<{ scope: string; key: string; status: number; contentType: string | null; body: string }, undefined>({
-    run: async (items) => {
-      await sql`/*prepare:idempotency_records*/
-        update idempotency_keys k set state = 'done', status_code = v.status, content_type = v.content_type, response_body = v.body
-        from unnest(${items.map((i) => i.scope)}::text[], ${items.map((i) => i.key)}::text[], ${items.map((i) => i.status)}::int[],
-                    ${items.map((i) => i.contentType)}::text[], ${items.map((i) => i.body)}::text[]) as v(scope, key, status, content_type, body)
-        where k.scope = v.scope and k.key = v.key`.execute(db);
-      return items.map(() => undefined);
-    },
-    ...oneKeyAtATime,
-    onBatch: opts.onBatch?.('idempotency_record'),
-  });
-  const claim = (scope: string, key: string, hash: string) => claims.submit({ scope, key, hash });
+  // The lookups of keyed requests that arrive together share one read (src/db/combiner.ts).
+  const lookups = createCombiner({ run: store.rowsOf, maxBatch: 64, maxInFlight: 2, onBatch: opts.onBatch?.('idempotency_lookup') });
 
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST') return;
@@ -116,83 +179,25 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
     }
     const scope = scopeOf(request.principal);
     const hash = requestHash(request);
-
-    // Two rounds at most: an expired or vanished row is cleared and the claim retried once.
-    for (let round = 0; round < 2; round++) {
-      if (await claim(scope, key, hash)) {
-        request.idempotency = { scope, key };
-        return;
-      }
-      const row = await db
-        .selectFrom('idempotency_keys')
-        .select([
-          'request_hash',
-          'state',
-          'status_code',
-          'content_type',
-          'response_body',
-          'locked_at',
-          sql<boolean>`created_at < now() - ${ttl}`.as('expired'),
-          sql<boolean>`locked_at < now() - make_interval(secs => ${staleAfterMs / 1000})`.as('stale'),
-        ])
-        .where('scope', '=', scope)
-        .where('key', '=', key)
-        .executeTakeFirst();
-      if (!row) continue;
-      if (row.expired) {
-        await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where(sql<boolean>`created_at < now() - ${ttl}`).execute();
-        continue;
-      }
-      if (row.request_hash !== hash) {
-        throw new AppError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
-        );
-      }
-      if (row.state === 'done') {
-        reply.header('idempotent-replayed', 'true').code(row.status_code ?? 200);
-        if (row.content_type) reply.header('content-type', row.content_type);
-        return reply.send(row.response_body);
-      }
-      if (row.stale) {
-        // The request that claimed the key died before answering; take the claim over.
-        const taken = await db
-          .updateTable('idempotency_keys')
-          .set({ locked_at: new Date() })
-          .where('scope', '=', scope)
-          .where('key', '=', key)
-          .where('locked_at', '=', row.locked_at)
-          .returning('key')
-          .executeTakeFirst();
-        if (taken) {
-          request.idempotency = { scope, key };
-          return;
-        }
-      }
-      throw new AppError(
-        'idempotency_key_in_use',
-        'Another request with this Idempotency-Key is still in progress. Retry once it has finished.',
-        undefined,
-        { 'Retry-After': '1' },
-      );
-    }
-    throw new AppError('idempotency_key_in_use', 'This Idempotency-Key is changing hands; retry shortly.', undefined, { 'Retry-After': '1' });
+    // A retry of an answered request replays without executing anything.
+    const replayed = answerFromRow(await lookups.submit({ scope, key }), hash, reply);
+    if (replayed) return replayed;
+    request.idempotency = { scope, key, hash, store };
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
     const claimed = request.idempotency;
-    if (!claimed) return payload;
-    request.idempotency = undefined;
+    if (!claimed || claimed.answered) return payload;
+    claimed.answered = true;
+    // 5xx: nothing is stored, the retry executes. A 2xx reaching here came from a route that
+    // does not store its answer with its effect (none should): stored now, as before.
+    if (reply.statusCode >= 500 || typeof payload !== 'string') return payload;
     try {
-      if (reply.statusCode >= 500 || typeof payload !== 'string') {
-        await db.deleteFrom('idempotency_keys').where('scope', '=', claimed.scope).where('key', '=', claimed.key).execute();
-      } else {
-        const contentType = reply.getHeader('content-type');
-        await records.submit({ ...claimed, status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body: payload });
-      }
+      const contentType = reply.getHeader('content-type');
+      await store.store(opts.db, [{ ...claimed, status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body: payload }]);
     } catch (err) {
-      // The response itself is fine; a claim left in progress is taken over once stale.
-      request.log.warn({ err }, 'could not record the idempotent response');
+      // The answer is sent anyway; a retry will execute again (an answer without an effect).
+      request.log.warn({ err }, 'could not store the idempotent answer');
     }
     return payload;
   });

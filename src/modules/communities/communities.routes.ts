@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { creatorOf } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
+import { answerInTransaction } from '../../http/idempotency.js';
 import { authErrors, conflictError, IdParams, notFoundError, Ok, OkList } from '../../http/schemas.js';
 import { Community, CreateCommunityBody, ListCommunitiesQuery, UpdateCommunityBody } from './communities.schemas.js';
 import type { CommunitiesService } from './communities.service.js';
@@ -35,7 +36,7 @@ export function communitiesRoutes(service: CommunitiesService): FastifyPluginAsy
           response: { 201: Ok(CommunityRef), ...authErrors, ...conflictError('The slug is already taken.') },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.create(creatorOf(request), request.body) }),
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.create(creatorOf(request), request.body, answerInTransaction(request, reply)) }),
     );
 
     app.get(
@@ -103,7 +104,7 @@ export function communitiesRoutes(service: CommunitiesService): FastifyPluginAsy
           response: { 200: Ok(CommunityRef), ...authErrors, ...notFoundError },
         },
       },
-      async (request) => ({ success: true as const, data: await service.resume(creatorOf(request), request.params.id) }),
+      async (request, reply) => ({ success: true as const, data: await service.resume(creatorOf(request), request.params.id, answerInTransaction(request, reply)) }),
     );
   };
 }

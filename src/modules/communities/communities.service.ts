@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { uniqueViolation } from '../../db/errors.js';
 import { newId } from '../../db/ids.js';
-import { iso, isoOrNull, type Executor } from '../../db/tx.js';
+import { inTransaction, iso, isoOrNull, type Executor, type StoredAnswer } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
 import type { CommunitiesRepo, CommunityWithStats } from './communities.repo.js';
@@ -23,6 +23,8 @@ export const presentCommunity = (c: CommunityWithStats) => ({
   created_at: iso(c.created_at),
   updated_at: iso(c.updated_at),
 });
+
+export type Community = ReturnType<typeof presentCommunity>;
 
 export interface CommunitiesDeps {
   db: Db;
@@ -53,10 +55,10 @@ export function createCommunitiesService({ db, communities, onPauseChanged }: Co
       return paginated(rows.map(presentCommunity), total, query);
     },
 
-    async create(creatorId: string, input: CreateCommunityBody) {
+    async create(creatorId: string, input: CreateCommunityBody, answer?: StoredAnswer<Community>) {
       const id = newId();
       try {
-        return await db.transaction().execute(async (trx) => {
+        return await inTransaction(db, answer, async (trx) => {
           await communities.insert(creatorId, { ...input, id, name: input.name.trim() }, trx);
           return load(creatorId, id, trx);
         });
@@ -93,10 +95,11 @@ export function createCommunitiesService({ db, communities, onPauseChanged }: Co
     },
 
     /** Reactivates, and lifts the cancel-at-period-end that the pause set (not members' own). */
-    async resume(creatorId: string, id: string) {
-      const { community, changed } = await db.transaction().execute(async (trx) => {
-        const changed = await communities.setStatus(creatorId, id, 'active', trx);
-        return { community: await load(creatorId, id, trx), changed };
+    async resume(creatorId: string, id: string, answer?: StoredAnswer<Community>) {
+      let changed = false;
+      const community = await inTransaction(db, answer, async (trx) => {
+        changed = Boolean(await communities.setStatus(creatorId, id, 'active', trx));
+        return load(creatorId, id, trx);
       });
       if (changed) onPauseChanged?.(creatorId, id, false);
       return community;

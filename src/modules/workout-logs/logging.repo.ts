@@ -1,6 +1,8 @@
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { createCombiner } from '../../db/combiner.js';
 import type { Executor } from '../../db/tx.js';
+import type { Database } from '../../db/types.js';
+import type { KeyedAnswer } from '../../http/idempotency.js';
 import { LIVE_STATUSES } from '../programs/access.js';
 import type { PrKind } from './prs.js';
 import type { NewLog } from './workout-logs.repo.js';
@@ -163,7 +165,36 @@ export interface LoggingOptions {
   onBatch?: (size: number) => void;
 }
 
-export function createLoggingRepo(db: Executor, { maxInFlight = 2, maxBatch = 32, onBatch }: LoggingOptions = {}) {
+/** A log to write, and when its request carries an Idempotency-Key, how to answer it once written. */
+export interface LogItem {
+  log: NewLog;
+  valid: boolean;
+  answer?: { keyed: KeyedAnswer<unknown>; dataOf(result: LogStatementResult): unknown };
+}
+
+export function createLoggingRepo(db: Kysely<Database>, { maxInFlight = 2, maxBatch = 32, onBatch }: LoggingOptions = {}) {
+  /**
+   * The batch, and the stored answers of its keyed logs that were written, in one
+   * transaction: after a crash a keyed log exists with its answer or not at all. When a key
+   * turns out taken (a retry racing its original across nodes), the transaction rolls back;
+   * the combiner then runs each log alone, and alone the log's request gets KeyTaken.
+   */
+  async function logWithAnswers(items: LogItem[]): Promise<LogStatementResult[]> {
+    if (!items.some((i) => i.answer)) return repo.logBatch(items);
+    const results = await db.transaction().execute(async (trx) => {
+      const results = await repo.logBatch(items, trx);
+      const keyed = items.flatMap((item, n) => (item.answer && results[n]!.outcome === 'written' ? [{ ...item.answer, result: results[n]! }] : []));
+      if (keyed.length) {
+        const stored = await keyed[0]!.keyed.storeAll(trx, keyed.map((a) => a.keyed.recordOf(a.dataOf(a.result))));
+        const lost = stored.indexOf(false);
+        if (lost >= 0) throw items.length === 1 ? await keyed[lost]!.keyed.taken(trx) : new Error('an Idempotency-Key of the batch is taken');
+      }
+      return results;
+    });
+    items.forEach((item, n) => results[n]!.outcome === 'written' && item.answer?.keyed.stored());
+    return results;
+  }
+
   const repo = {
     /**
      * Logs each item's log if `valid` (the checks made without the database passed), every
@@ -172,10 +203,10 @@ export function createLoggingRepo(db: Executor, { maxInFlight = 2, maxBatch = 32
      * after it, and the member's history did not move since the statement's snapshot.
      * One statement for all: items must be of distinct members (the combiner sees to it).
      */
-    async logBatch(items: Array<{ log: NewLog; valid: boolean }>): Promise<LogStatementResult[]> {
+    async logBatch(items: Array<{ log: NewLog; valid: boolean }>, trx: Executor = db): Promise<LogStatementResult[]> {
       const logs = items.map((i) => i.log);
       const sets = logs.flatMap((l, n) => l.sets.map((s) => ({ ...s, n: n + 1 })));
-      const { rows } = await db.executeQuery<Record<string, unknown>>(
+      const { rows } = await trx.executeQuery<Record<string, unknown>>(
         CompiledQuery.raw(LOG_BATCH, [
           logs.map((l) => l.id),
           logs.map((l) => l.member_id),
@@ -219,11 +250,11 @@ export function createLoggingRepo(db: Executor, { maxInFlight = 2, maxBatch = 32
     },
   };
   // Logs that arrive together share one statement; one member's logs never share one.
-  const combiner = createCombiner({ run: repo.logBatch, key: (i: { log: NewLog; valid: boolean }) => i.log.member_id, maxBatch, maxInFlight, onBatch });
+  const combiner = createCombiner({ run: logWithAnswers, key: (i: LogItem) => i.log.member_id, maxBatch, maxInFlight, onBatch });
   return {
     ...repo,
-    /** Logs one log as part of the next batch (see logBatch). */
-    logNewest: (log: NewLog, valid: boolean) => combiner.submit({ log, valid }),
+    /** Logs one log as part of the next batch (see logBatch and logWithAnswers). */
+    logNewest: (item: LogItem) => combiner.submit(item),
   };
 }
 

@@ -1,13 +1,15 @@
+import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { iso, type Executor } from '../../db/tx.js';
+import { inTransaction, iso, type Executor } from '../../db/tx.js';
 import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
+import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import { hasAtMostTwoDecimals } from '../programs/programs.service.js';
 import { displayValue, PR_KINDS, recompute, type Bests, type PrFound, type PrKind } from './prs.js';
 import type { LoggingRepo, LogStatementResult } from './logging.repo.js';
 import type { HolderRow, NewLog, NewSet, WorkoutLogRow, WorkoutLogsRepo } from './workout-logs.repo.js';
-import { FUTURE_SKEW_MS, type CreateLogBody } from './workout-logs.schemas.js';
+import { FUTURE_SKEW_MS, type CreatedWorkoutLog, type CreateLogBody } from './workout-logs.schemas.js';
 
 export interface WorkoutLogsDeps {
   db: Db;
@@ -28,6 +30,9 @@ const holdersOf = (exerciseId: string, bests: Bests): HolderRow[] =>
 /** PRs in answer order, whichever path found them: by the set that made them, then kind in PR_KINDS order. */
 const byPosition = <T extends { position: number; kind: PrKind }>(prs: T[]) =>
   [...prs].sort((a, b) => a.position - b.position || PR_KINDS.indexOf(a.kind) - PR_KINDS.indexOf(b.kind));
+
+/** The answer to a new log. */
+export type CreatedLog = Static<typeof CreatedWorkoutLog>;
 
 /** Logging what a member really did, with PR detection (DESIGN §7) kept per member × exercise × kind. */
 export function createWorkoutLogsService({ db, logs, logging, now = () => new Date() }: WorkoutLogsDeps) {
@@ -97,7 +102,11 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
   }
 
   return {
-    async create(memberId: string, input: CreateLogBody) {
+    /**
+     * With `answer` (the request's Idempotency-Key) the answer is stored in the transaction
+     * that writes the log: the batch's, or the locked path's.
+     */
+    async create(memberId: string, input: CreateLogBody, answer?: KeyedAnswer<CreatedLog>) {
       const performedAt = new Date(input.performed_at);
       const problems = ownProblems(input, performedAt);
       const id = newId();
@@ -119,41 +128,44 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
         created_at: new Date(),
         sets,
       };
+      /** The answer, once written where placeOf says, with the PRs it made. */
+      const answerOf = (found: LogStatementResult, prs: Array<PrFound & { exerciseId: string }>): CreatedLog => {
+        const place = placeOf(input, found, [...problems]);
+        return {
+          id,
+          workout_id: asSent.workout_id,
+          community_id: place.communityId,
+          performed_at: iso(performedAt),
+          sets: sets.map((s) => ({ exercise_id: s.exerciseId, exercise_name: found.visible.get(s.exerciseId) ?? '', reps: s.reps, load_kg: s.loadKg, is_warmup: s.isWarmup, rpe: s.rpe })),
+          created_at: iso(asSent.created_at),
+          prs: byPosition(prs).map((p) => ({ exercise_id: p.exerciseId, kind: p.kind, value: displayValue(p.value), previous_value: displayValue(p.previousValue), set_index: p.position })),
+        };
+      };
+      let written: CreatedLog | undefined;
+      const item = {
+        log: asSent,
+        valid: problems.length === 0,
+        ...(answer ? { answer: { keyed: answer as KeyedAnswer<unknown>, dataOf: (r: LogStatementResult) => (written = answerOf(r, r.prs)) } } : {}),
+      };
 
       // One statement checks, detects PRs and writes (logging.repo.ts). It writes nothing when
       // the log is refused (placeOf says why), back-dated, or raced by another change of
       // this member's history (then it runs again).
-      let result = await logging.logNewest(asSent, problems.length === 0);
-      for (let attempt = 1; result.outcome === 'conflict' && attempt < OPTIMISTIC_ATTEMPTS; attempt++) result = await logging.logNewest(asSent, true);
+      let result = await logging.logNewest(item);
+      for (let attempt = 1; result.outcome === 'conflict' && attempt < OPTIMISTIC_ATTEMPTS; attempt++) result = await logging.logNewest({ ...item, valid: true });
       const place = placeOf(input, result, problems);
+      if (result.outcome === 'written') return written ?? answerOf(result, result.prs);
+      if (result.outcome === 'refused') throw new Error('the logging statement refused a log that passes every check');
+      // A log dated before sets already logged changes what came after it (and a member
+      // racing themselves past the retries lands here too): replay those exercises'
+      // history under the member's history lock.
       const log: NewLog = { ...asSent, creator_id: place.creatorId, community_id: place.communityId };
-      let found: Array<PrFound & { exerciseId: string }>;
-      if (result.outcome === 'written') {
-        found = result.prs;
-      } else if (result.outcome === 'refused') {
-        throw new Error('the logging statement refused a log that passes every check');
-      } else {
-        // A log dated before sets already logged changes what came after it (and a member
-        // racing themselves past the retries lands here too): replay those exercises'
-        // history under the member's history lock.
-        const exerciseIds = [...new Set(sets.map((s) => s.exerciseId))];
-        found = await db.transaction().execute(async (trx) => {
-          await logging.lockHistory(memberId, trx);
-          await logs.insertLog(log, trx);
-          return (await recomputeExercises(memberId, exerciseIds, trx)).get(id) ?? [];
-        });
-      }
-
-      const names = result.visible;
-      return {
-        id,
-        workout_id: log.workout_id,
-        community_id: log.community_id,
-        performed_at: iso(performedAt),
-        sets: sets.map((s) => ({ exercise_id: s.exerciseId, exercise_name: names.get(s.exerciseId) ?? '', reps: s.reps, load_kg: s.loadKg, is_warmup: s.isWarmup, rpe: s.rpe })),
-        created_at: iso(log.created_at),
-        prs: byPosition(found).map((p) => ({ exercise_id: p.exerciseId, kind: p.kind, value: displayValue(p.value), previous_value: displayValue(p.previousValue), set_index: p.position })),
-      };
+      const exerciseIds = [...new Set(sets.map((s) => s.exerciseId))];
+      return inTransaction(db, answer, async (trx) => {
+        await logging.lockHistory(memberId, trx);
+        await logs.insertLog(log, trx);
+        return answerOf(result, (await recomputeExercises(memberId, exerciseIds, trx)).get(id) ?? []);
+      });
     },
 
     async list(memberId: string, query: PageQuery) {
