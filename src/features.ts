@@ -99,7 +99,7 @@ export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Pro
   const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging: createLoggingRepo(db, { onBatch: app.batchSizeMetric('workout_log') }) });
 
   await app.register(healthRoutes(database.ping));
-  await app.register(adminRoutes(createAdminService({ db, creators, processor }), deps.adminToken), { prefix: '/api/v1/admin' });
+  await app.register(adminRoutes(createAdminService({ db, creators, processor, logger }), deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(
     async (api) => {
       api.addHook('onRequest', creatorAuth(creators));

@@ -106,6 +106,28 @@ export interface KeyedAnswer<T> extends StoredAnswer<T> {
   taken(trx: Executor): Promise<KeyTaken>;
   /** Says the answer is stored, once its transaction committed. */
   stored(): void;
+  /**
+   * The Idempotency-Key to send the payment processor for one of this request's calls
+   * (`purpose` tells them apart): the same on every retry of the request, so the processor
+   * answers a retry with what it did the first time instead of doing it again.
+   */
+  processorKey(purpose: string): string;
+  /**
+   * The id of a row this request creates, the same on every retry, so processor calls that
+   * carry it (metadata) repeat exactly — the processor refuses a key reused with other
+   * parameters. Hash-based (UUID version 8), not time-ordered like newId().
+   */
+  idFor(purpose: string): string;
+}
+
+const digestOf = (claimed: KeyedRequest, purpose: string) => crypto.createHash('sha256').update(`${claimed.scope}\n${claimed.key}\n${purpose}`).digest();
+
+function uuidFrom(bytes: Buffer): string {
+  const b = Buffer.from(bytes.subarray(0, 16));
+  b[6] = (b[6]! & 0x0f) | 0x80; // version 8: custom
+  b[8] = (b[8]! & 0x3f) | 0x80; // RFC 9562 variant
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /**
@@ -131,20 +153,9 @@ export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyRe
     storeAll: (trx, records) => store.store(trx, records),
     taken: async (trx) => new KeyTaken(await store.rowOf(claimed.scope, claimed.key, trx)),
     stored,
+    processorKey: (purpose) => `tribes-${purpose}-${digestOf(claimed, 'processor').toString('base64url')}`,
+    idFor: (purpose) => uuidFrom(digestOf(claimed, `id:${purpose}`)),
   };
-}
-
-/**
- * Derives the key sent to the payment processor for one call of a keyed request: the same
- * request retried (after a crash, a timeout, a failed local write) sends the same key, so
- * the processor answers with what it did the first time instead of doing it again. Scoped
- * by caller like our own keys; `purpose` tells apart the calls of one request.
- */
-export function processorKey(request: FastifyRequest, purpose: string): string | undefined {
-  const claimed = request.idempotency;
-  if (!claimed) return undefined;
-  const digest = crypto.createHash('sha256').update(`${claimed.scope}\n${claimed.key}`).digest('base64url');
-  return `tribes-${purpose}-${digest}`;
 }
 
 /**

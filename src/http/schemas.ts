@@ -58,3 +58,10 @@ export const authErrors = {
 export const notFoundError = { 404: errorRef('No such resource for this creator.') };
 export const conflictError = (description: string) => ({ 409: errorRef(description) });
 export const errorResponse = errorRef;
+
+/** 502 of a route that calls the payment processor (src/processor/processor.ts processorFailure). */
+export const processorError = {
+  502: errorResponse(
+    'The payment processor refused the request (nothing was changed), or did not confirm it (it may have acted): retry with the same Idempotency-Key, which the processor answers with what it did, at most once.',
+  ),
+};

@@ -67,14 +67,14 @@ export function createBillingCalls(stripe: Stripe) {
       }
     },
 
-    async setCancelAtPeriodEnd(account: string, id: string, cancelAtPeriodEnd: boolean) {
+    async setCancelAtPeriodEnd(account: string, id: string, cancelAtPeriodEnd: boolean, idempotencyKey?: string) {
       return guarded('update the subscription', () =>
-        stripe.subscriptions.update(id, { cancel_at_period_end: cancelAtPeriodEnd }, { stripeAccount: account }),
+        stripe.subscriptions.update(id, { cancel_at_period_end: cancelAtPeriodEnd }, { stripeAccount: account, ...(idempotencyKey ? { idempotencyKey } : {}) }),
       );
     },
 
-    async cancelNow(account: string, id: string) {
-      return guarded('cancel the subscription', () => stripe.subscriptions.cancel(id, {}, { stripeAccount: account }));
+    async cancelNow(account: string, id: string, idempotencyKey?: string) {
+      return guarded('cancel the subscription', () => stripe.subscriptions.cancel(id, {}, { stripeAccount: account, ...(idempotencyKey ? { idempotencyKey } : {}) }));
     },
 
     /** The newest paid invoice of a subscription and the payment intent that paid it. */
@@ -94,11 +94,11 @@ export function createBillingCalls(stripe: Stripe) {
      * Refunds (part of) a payment. The processor checks what remains refundable atomically,
      * so of two concurrent refunds of the last cents exactly one succeeds.
      */
-    async refund(account: string, input: { paymentIntent: string; amountCents?: number; metadata: Record<string, string> }) {
+    async refund(account: string, input: { paymentIntent: string; amountCents?: number; metadata: Record<string, string>; idempotencyKey?: string }) {
       try {
         return await stripe.refunds.create(
           { payment_intent: input.paymentIntent, ...(input.amountCents ? { amount: input.amountCents } : {}), metadata: input.metadata },
-          { stripeAccount: account },
+          { stripeAccount: account, ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}) },
         );
       } catch (err) {
         const e = err as { code?: string; message?: string };

@@ -28,14 +28,45 @@ const RECURRING: Record<BillingPeriod, { interval: 'month' | 'year'; interval_co
   yearly: { interval: 'year', interval_count: 1 },
 };
 
+/**
+ * What a failed processor call means for the caller. A refusal (4xx) changed nothing. A
+ * timeout, a dropped connection or a processor-side 5xx leaves it unknown whether the
+ * processor acted: the message says so, and that a retry with the same Idempotency-Key is
+ * safe (our key derives the processor's, which then answers with what it did, once).
+ */
+export function processorFailure(what: string, err: unknown): AppError {
+  const e = err as { type?: string; message?: string; statusCode?: number };
+  if (e.type === 'StripeIdempotencyError') {
+    return new AppError(
+      'idempotency_key_reused',
+      'The payment processor already acted on this Idempotency-Key for a request with other details (what it refers to changed since). Use a new key for a new request.',
+    );
+  }
+  const refused = e.type === 'StripeInvalidRequestError' || e.type === 'StripeCardError' || e.type === 'StripeRateLimitError' ||
+    e.type === 'StripeAuthenticationError' || e.type === 'StripePermissionError' || (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500);
+  if (refused) {
+    // The processor's own words help for a rejected request.
+    const reason = e.type === 'StripeInvalidRequestError' && e.message ? `: ${e.message}` : '';
+    return new AppError('processor_error', `The payment processor refused to ${what}${reason}. Nothing was changed.`);
+  }
+  return new AppError(
+    'processor_error',
+    `The payment processor did not confirm whether it could ${what}: it may have done it. Retry with the same Idempotency-Key; the processor then answers with what it did, and never does it twice.`,
+  );
+}
+
+/**
+ * Whether the processor answered a keyed call with the stored answer of an earlier one
+ * (Stripe's `Idempotent-Replayed` header): the object is then as it was back then.
+ */
+export const wasReplayed = (answer: unknown): boolean =>
+  (answer as { lastResponse?: { headers?: Record<string, string> } } | null)?.lastResponse?.headers?.['idempotent-replayed'] === 'true';
+
 export async function guarded<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    const e = err as { type?: string; message?: string; statusCode?: number };
-    // The processor's own words help for a rejected request; a network failure has nothing to add.
-    const reason = e.type === 'StripeInvalidRequestError' && e.message ? `: ${e.message}` : '';
-    throw new AppError('processor_error', `The payment processor could not ${what}${reason}. Nothing was changed; retry shortly.`);
+    throw processorFailure(what, err);
   }
 }
 
@@ -71,7 +102,16 @@ export function createProcessor(stripe: Stripe) {
       return account.id;
     },
 
-    /** A product and its recurring price on the creator's account (direct charges). */
+    /** Closes an account nothing refers to (a creator whose local write failed). */
+    async deleteConnectedAccount(account: string): Promise<void> {
+      await guarded('close the connected account', () => stripe.accounts.del(account));
+    },
+
+    /**
+     * A product and its recurring price on the creator's account (direct charges). Keyed by
+     * our tier id: a tier id derived from the request's Idempotency-Key makes a retry get
+     * the same product and price back.
+     */
     async createTierProduct(account: string, input: TierPriceInput): Promise<{ productId: string; priceId: string }> {
       const product = await guarded('create the product', () =>
         stripe.products.create(
@@ -99,6 +139,12 @@ export function createProcessor(stripe: Stripe) {
         ),
       );
       return price.id;
+    },
+
+    /** Archives a product and its price that no tier refers to. */
+    async archiveTierProduct(account: string, productId: string, priceId: string): Promise<void> {
+      await this.setPriceActive(account, priceId, false);
+      await this.updateProduct(account, productId, { active: false });
     },
 
     async setPriceActive(account: string, priceId: string, active: boolean): Promise<void> {

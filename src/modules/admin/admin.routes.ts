@@ -3,6 +3,7 @@ import { adminAuth } from '../../http/auth.js';
 import { authErrors, conflictError, IdParams, notFoundError, Ok } from '../../http/schemas.js';
 import { ApiKey, CreateCreatorBody, CreatedApiKey, CreatedCreator, KeyIdParams } from './admin.schemas.js';
 import type { AdminService } from './admin.service.js';
+import { answerInTransaction } from '../../http/idempotency.js';
 
 const tags = ['Admin'];
 const security = [{ adminToken: [] }];
@@ -25,7 +26,7 @@ export function adminRoutes(service: AdminService, adminToken: string): FastifyP
           response: { 201: Ok(CreatedCreator), ...authErrors, ...conflictError('A creator with this e-mail exists.') },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createCreator(request.body) }),
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createCreator(request.body, answerInTransaction(request, reply)) }),
     );
 
     app.get(
@@ -55,7 +56,7 @@ export function adminRoutes(service: AdminService, adminToken: string): FastifyP
           response: { 201: Ok(CreatedApiKey), ...authErrors, ...notFoundError },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createApiKey(request.params.id) }),
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createApiKey(request.params.id, answerInTransaction(request, reply)) }),
     );
 
     app.delete(

@@ -1,9 +1,11 @@
+import type { Logger } from 'pino';
 import { uniqueViolation } from '../../db/errors.js';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { iso, isoOrNull } from '../../db/tx.js';
+import { inTransaction, iso, isoOrNull } from '../../db/tx.js';
 import { generateApiKey } from '../../http/auth.js';
 import { AppError, notFound } from '../../http/errors.js';
+import type { KeyedAnswer } from '../../http/idempotency.js';
 import type { Processor } from '../../processor/processor.js';
 import type { CreatorsRepo } from '../creators/creators.repo.js';
 import type { CreateCreatorBody } from './admin.schemas.js';
@@ -31,43 +33,55 @@ export interface AdminDeps {
   db: Db;
   creators: CreatorsRepo;
   processor: Processor;
+  logger?: Logger;
+}
+
+export interface CreatedCreator {
+  creator: ReturnType<typeof presentCreator>;
+  api_key: string;
+  api_key_id: string;
 }
 
 const emailTaken = (email: string) =>
   new AppError('email_taken', `A creator with e-mail ${email} already exists.`, [{ field: 'email', message: 'is already taken' }]);
 
-export function createAdminService({ db, creators, processor }: AdminDeps) {
+export function createAdminService({ db, creators, processor, logger }: AdminDeps) {
   return {
     /**
      * A creator, its connected account at the processor and its first API key. The account
-     * is opened first (outside any transaction; keyed by the new creator id so a retry
-     * cannot open two); the creator and key are then written together or not at all.
+     * is opened first (outside any transaction), then the creator and key are written
+     * together with the stored answer, or not at all. With an Idempotency-Key the creator id
+     * and the processor's key derive from it, so a retry after any failure finds the account
+     * the first attempt opened; without one, a failed write closes the account it opened.
      */
-    async createCreator(input: CreateCreatorBody) {
+    async createCreator(input: CreateCreatorBody, answer?: KeyedAnswer<CreatedCreator>) {
       const email = input.email.trim();
       const name = input.name.trim();
       if (await creators.findCreatorByEmail(email)) throw emailTaken(email);
-      const creatorId = newId();
+      const creatorId = answer?.idFor('creator') ?? newId();
       const accountId = await processor.createConnectedAccount({ creatorId, email, name });
       const key = generateApiKey();
       try {
-        return await db.transaction().execute(async (trx) => {
+        return await inTransaction(db, answer, async (trx): Promise<CreatedCreator> => {
           const creator = await creators.insertCreator({ id: creatorId, name, email, processor_account_id: accountId }, trx);
           const apiKey = await creators.insertApiKey(creatorId, { id: newId(), key_hash: key.hash, prefix: key.prefix }, trx);
           return { creator: presentCreator(creator), api_key: key.key, api_key_id: apiKey.id };
         });
       } catch (err) {
+        if (!answer) await processor.deleteConnectedAccount(accountId).catch((e: unknown) => logger?.warn({ err: e, accountId }, 'could not close an orphaned account'));
         if (uniqueViolation(err) === 'creators_email_key') throw emailTaken(email);
         throw err;
       }
     },
 
-    async createApiKey(creatorId: string) {
+    async createApiKey(creatorId: string, answer?: KeyedAnswer<ReturnType<typeof presentApiKey> & { api_key: string }>) {
       const creator = await creators.findCreator(creatorId);
       if (!creator) throw notFound('Creator');
       const key = generateApiKey();
-      const row = await creators.insertApiKey(creatorId, { id: newId(), key_hash: key.hash, prefix: key.prefix });
-      return { ...presentApiKey(row), api_key: key.key };
+      return inTransaction(db, answer, async (trx) => {
+        const row = await creators.insertApiKey(creatorId, { id: newId(), key_hash: key.hash, prefix: key.prefix }, trx);
+        return { ...presentApiKey(row), api_key: key.key };
+      });
     },
 
     async listApiKeys(creatorId: string) {

@@ -7,6 +7,7 @@ import { conflictError, errorResponse, notFoundError, Ok, OkList, PaginationQuer
 import { memberOf } from '../members/member-auth.js';
 import { memberAuthErrors, memberSecurity } from '../members/members.schemas.js';
 import type { CheckoutService } from './checkout.service.js';
+import { answerInTransaction } from '../../http/idempotency.js';
 
 const tags = ['Member billing'];
 
@@ -56,7 +57,7 @@ export function memberBillingRoutes(service: CheckoutService, db: Db): FastifyPl
           },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.open(memberOf(request), request.body.tier_id) }),
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.open(memberOf(request), request.body.tier_id, answerInTransaction(request, reply)) }),
     );
 
     app.get(

@@ -1,8 +1,18 @@
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { iso } from '../../db/tx.js';
+import { inTransaction, iso } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
+import type { KeyedAnswer } from '../../http/idempotency.js';
 import type { Processor } from '../../processor/processor.js';
+
+export interface CheckoutSession {
+  id: string;
+  url: string;
+  processor_session_id: string;
+  tier_id: string;
+  status: 'open' | 'complete' | 'expired';
+  created_at: string;
+}
 
 export interface CheckoutDeps {
   db: Db;
@@ -42,7 +52,11 @@ export function createCheckoutService({ db, processor, successUrl, cancelUrl }: 
   }
 
   return {
-    async open(memberId: string, tierId: string) {
+    /**
+     * With an Idempotency-Key the session's id and the processor's key derive from it: a
+     * retry after any failure gets the session the first attempt opened, never a second one.
+     */
+    async open(memberId: string, tierId: string, answer?: KeyedAnswer<CheckoutSession>) {
       const tier = await db
         .selectFrom('tiers as t')
         .innerJoin('communities as c', 'c.id', 't.community_id')
@@ -67,7 +81,7 @@ export function createCheckoutService({ db, processor, successUrl, cancelUrl }: 
       const member = await db.selectFrom('members').select(['id', 'email', 'name']).where('id', '=', memberId).executeTakeFirstOrThrow();
 
       const customer = await customerFor(tier.creator_id, tier.processor_account_id, member);
-      const id = newId();
+      const id = answer?.idFor('checkout') ?? newId();
       const session = await processor.createCheckoutSession(tier.processor_account_id, {
         customer,
         priceId: tier.processor_price_id,
@@ -75,14 +89,16 @@ export function createCheckoutService({ db, processor, successUrl, cancelUrl }: 
         metadata: { creator_id: tier.creator_id, community_id: tier.community_id, tier_id: tier.id, member_id: memberId, checkout_id: id },
         successUrl,
         cancelUrl,
-        idempotencyKey: `checkout-${id}`,
+        idempotencyKey: answer?.processorKey('checkout') ?? `checkout-${id}`,
       });
-      const row = await db
-        .insertInto('checkout_sessions')
-        .values({ id, creator_id: tier.creator_id, member_id: memberId, tier_id: tier.id, processor_session_id: session.id, url: session.url ?? '' })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { id: row.id, url: row.url, processor_session_id: row.processor_session_id, tier_id: row.tier_id, status: row.status, created_at: iso(row.created_at) };
+      return inTransaction(db, answer, async (trx): Promise<CheckoutSession> => {
+        const row = await trx
+          .insertInto('checkout_sessions')
+          .values({ id, creator_id: tier.creator_id, member_id: memberId, tier_id: tier.id, processor_session_id: session.id, url: session.url ?? '' })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return { id: row.id, url: row.url, processor_session_id: row.processor_session_id, tier_id: row.tier_id, status: row.status, created_at: iso(row.created_at) };
+      });
     },
   };
 }

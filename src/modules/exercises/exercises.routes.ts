@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { answerInTransaction } from '../../http/idempotency.js';
 import { creatorOf } from '../../http/auth.js';
 import { authErrors, conflictError, IdParams, notFoundError, Ok, OkList } from '../../http/schemas.js';
 import { memberOf } from '../members/member-auth.js';
@@ -39,7 +40,7 @@ export function exercisesRoutes(service: ExercisesService): FastifyPluginAsyncTy
           response: { 201: Ok(ExerciseRef), ...authErrors, ...conflictError('You already have an exercise with this name.') },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.create(creatorOf(request), request.body) }),
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.create(creatorOf(request), request.body, answerInTransaction(request, reply)) }),
     );
 
     app.get(

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { uniqueViolation } from '../../db/errors.js';
 import { newId } from '../../db/ids.js';
-import { iso } from '../../db/tx.js';
+import { inTransaction, iso, type StoredAnswer } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
 import type { ExerciseRow, ExercisesRepo, Viewer } from './exercises.repo.js';
@@ -22,6 +22,8 @@ export const presentExercise = (videoBaseUrl: string) => (e: ExerciseRow) => ({
   custom: e.creator_id !== null,
   created_at: iso(e.created_at),
 });
+
+export type Exercise = ReturnType<ReturnType<typeof presentExercise>>;
 
 export function createExercisesService({ db, exercises, videoBaseUrl }: { db: Db; exercises: ExercisesRepo; videoBaseUrl: string }) {
   const present = presentExercise(videoBaseUrl);
@@ -45,7 +47,7 @@ export function createExercisesService({ db, exercises, videoBaseUrl }: { db: Db
       return present(row);
     },
 
-    async create(creatorId: string, input: CreateExerciseBody) {
+    async create(creatorId: string, input: CreateExerciseBody, answer?: StoredAnswer<Exercise>) {
       const id = newId();
       const secondary = (input.secondary_muscles ?? []).filter((m) => m !== input.muscle_group);
       if (input.equipment.includes('bodyweight') && input.equipment.length > 1) {
@@ -54,20 +56,20 @@ export function createExercisesService({ db, exercises, videoBaseUrl }: { db: Db
         ]);
       }
       try {
-        await db.transaction().execute((trx) =>
-          exercises.insert(
+        return await inTransaction(db, answer, async (trx) => {
+          await exercises.insert(
             creatorId,
             { id, name: input.name.trim(), muscle_group: input.muscle_group, secondary_muscles: secondary, equipment: input.equipment, kind: input.kind, video_url: input.video_url ?? null },
             trx,
-          ),
-        );
+          );
+          const row = await exercises.find({ creatorId }, id, trx);
+          if (!row) throw notFound('Exercise');
+          return present(row);
+        });
       } catch (err) {
         if (uniqueViolation(err) === 'exercises_creator_name_key') throw new AppError('conflict', 'You already have an exercise with this name.');
         throw err;
       }
-      const row = await exercises.find({ creatorId }, id);
-      if (!row) throw notFound('Exercise');
-      return present(row);
     },
   };
 }

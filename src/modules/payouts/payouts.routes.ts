@@ -1,11 +1,11 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { creatorOf } from '../../http/auth.js';
-import { authErrors, errorResponse, IdParams, notFoundError, Ok, OkList } from '../../http/schemas.js';
+import { authErrors, errorResponse, IdParams, notFoundError, Ok, OkList, processorError } from '../../http/schemas.js';
 import { Balance, ListPayoutsQuery, ManualPayoutBody, Payout } from './payouts.schemas.js';
 import type { PayoutsService } from './payouts.service.js';
+import { answerInTransaction } from '../../http/idempotency.js';
 
 const tags = ['Payouts'];
-const processorError = { 502: errorResponse('The payment processor failed; retry.') };
 
 export function payoutsRoutes(service: PayoutsService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -54,7 +54,7 @@ export function payoutsRoutes(service: PayoutsService): FastifyPluginAsyncTypebo
           },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.manual(creatorOf(request), request.body) }),
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.manual(creatorOf(request), request.body, answerInTransaction(request, reply)) }),
     );
 
     app.get(

@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { iso, isoOrNull } from '../../db/tx.js';
+import { inTransaction, iso, isoOrNull, type Executor } from '../../db/tx.js';
 import type { PayoutStatus } from '../../db/types.js';
 import { AppError, notFound } from '../../http/errors.js';
+import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
-import type { Processor } from '../../processor/processor.js';
+import { wasReplayed, type Processor } from '../../processor/processor.js';
 import { amountIn, readLedger } from './ledger.js';
 import type { BalanceCopy } from './balance-copy.js';
 import type { PayoutSync } from './payout-sync.js';
@@ -25,6 +26,8 @@ export const presentPayout = (p: PayoutRow) => ({
   processor_payout_id: p.processor_payout_id,
   created_at: iso(p.created_at),
 });
+
+export type Payout = ReturnType<typeof presentPayout>;
 
 export function createPayoutsService(deps: { db: Db; processor: Processor; payoutSync: PayoutSync; balanceCopy: BalanceCopy; currency: string; minimumCents: number }) {
   const { db, processor, payoutSync, balanceCopy, currency, minimumCents } = deps;
@@ -99,7 +102,12 @@ export function createPayoutsService(deps: { db: Db; processor: Processor; payou
       return presentPayout(row);
     },
 
-    async manual(creatorId: string, body: ManualPayoutBody) {
+    /**
+     * The processor checks the balance atomically, so it goes first and its refusal is
+     * explained with the balance afterwards. With an Idempotency-Key the processor's key
+     * derives from it: a retry after any failure gets the payout the first attempt made.
+     */
+    async manual(creatorId: string, body: ManualPayoutBody, answer?: KeyedAnswer<Payout>) {
       const { account, interval } = await accountOf(creatorId);
       if (interval !== 'manual') {
         throw new AppError(
@@ -110,17 +118,23 @@ export function createPayoutsService(deps: { db: Db; processor: Processor; payou
       if (body.amount_cents < minimumCents) {
         throw new AppError('amount_below_minimum', `The minimum manual payout is ${minimumCents} cents.`, [{ field: 'amount_cents', message: `must be at least ${minimumCents}` }]);
       }
-      const balance = await processor.retrieveBalance(account);
-      const available = amountIn(balance.available, currency);
-      if (body.amount_cents > available) {
-        throw new AppError('insufficient_balance', `Only ${available} cents are available to pay out.`, [
-          { field: 'amount_cents', message: `exceeds the available balance of ${available}` },
-        ]);
-      }
       const seq = await payoutSync.nextSeq();
-      const payout = await processor.createPayout(account, { amountCents: body.amount_cents, currency, idempotencyKey: `manual-payout-${newId()}` });
-      const written = await db.transaction().execute((trx) => payoutSync.apply(trx, account, seq, payout));
-      return this.get(creatorId, written!.id);
+      const payout = await processor
+        .createPayout(account, { amountCents: body.amount_cents, currency, idempotencyKey: answer?.processorKey('payout') ?? `manual-payout-${newId()}` })
+        .catch(async (err: unknown) => {
+          if (!(err instanceof AppError && err.code === 'insufficient_balance')) throw err;
+          const available = amountIn((await processor.retrieveBalance(account)).available, currency);
+          throw new AppError('insufficient_balance', `Only ${available} cents are available to pay out.`, [
+            { field: 'amount_cents', message: `exceeds the available balance of ${available}` },
+          ]);
+        });
+      // A replayed answer is the payout as it was first created; events may have moved it since.
+      const mirror = wasReplayed(payout) ? await payoutSync.read(account, payout.id) : (trx: Executor) => payoutSync.apply(trx, account, seq, payout);
+      return inTransaction(db, answer, async (trx) => {
+        const written = await mirror(trx);
+        const row = await trx.selectFrom('payouts').selectAll().where('creator_id', '=', creatorId).where('id', '=', written!.id).executeTakeFirstOrThrow();
+        return presentPayout(row);
+      });
     },
   };
 }

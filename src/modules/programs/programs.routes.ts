@@ -1,5 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { answerInTransaction } from '../../http/idempotency.js';
 import { creatorOf } from '../../http/auth.js';
 import { authErrors, IdParams, notFoundError, Ok, OkList } from '../../http/schemas.js';
 import {
@@ -60,7 +61,7 @@ export function programsRoutes(service: ProgramsService): FastifyPluginAsyncType
           response: { 201: Ok(Type.Ref(ProgramDetail)), ...authErrors, ...notFoundError },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.create(creatorOf(request), request.body) }),
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.create(creatorOf(request), request.body, answerInTransaction(request, reply)) }),
     );
 
     app.get(
@@ -120,7 +121,7 @@ export function programsRoutes(service: ProgramsService): FastifyPluginAsyncType
         },
       },
       async (request, reply) =>
-        reply.code(201).send({ success: true as const, data: await service.addWorkout(creatorOf(request), request.params.id, request.body) }),
+        reply.code(201).send({ success: true as const, data: await service.addWorkout(creatorOf(request), request.params.id, request.body, answerInTransaction(request, reply)) }),
     );
 
     app.put(

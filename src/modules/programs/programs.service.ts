@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { iso, type Executor } from '../../db/tx.js';
+import { inTransaction, iso, type Executor, type StoredAnswer } from '../../db/tx.js';
 import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
 import type { CommunitiesRepo } from '../communities/communities.repo.js';
@@ -64,6 +64,9 @@ function entryProblems(entries: ExerciseEntryInput[], visible: ReadonlyMap<strin
   return problems;
 }
 
+export type WorkoutDetail = ReturnType<typeof presentWorkout>;
+export type ProgramDetail = ReturnType<typeof presentProgram> & { workouts: WorkoutDetail[] };
+
 export interface ProgramsDeps {
   db: Db;
   programs: ProgramsRepo;
@@ -85,8 +88,8 @@ export function createProgramsService({ db, programs, communities, exercises }: 
     return { ...presentProgram(program), workouts: workouts.map(presentWorkout) };
   }
 
-  async function workoutDetail(creatorId: string, programId: string, workoutId: string) {
-    const found = (await programs.workoutsOf(creatorId, programId)).find((w) => w.id === workoutId);
+  async function workoutDetail(creatorId: string, programId: string, workoutId: string, trx: Executor = db) {
+    const found = (await programs.workoutsOf(creatorId, programId, trx)).find((w) => w.id === workoutId);
     if (!found) throw notFound('Workout');
     return presentWorkout(found);
   }
@@ -112,11 +115,11 @@ export function createProgramsService({ db, programs, communities, exercises }: 
       return paginated(rows.map(presentProgram), total, query);
     },
 
-    async create(creatorId: string, input: CreateProgramBody) {
+    async create(creatorId: string, input: CreateProgramBody, answer?: StoredAnswer<ProgramDetail>) {
       if (!(await communities.findStatus(creatorId, input.community_id))) throw notFound('Community');
       const id = newId();
-      await db.transaction().execute((trx) =>
-        programs.insert(
+      return inTransaction(db, answer, async (trx) => {
+        await programs.insert(
           creatorId,
           {
             id,
@@ -129,9 +132,9 @@ export function createProgramsService({ db, programs, communities, exercises }: 
             goal: input.goal,
           },
           trx,
-        ),
-      );
-      return detail(creatorId, id);
+        );
+        return detail(creatorId, id, trx);
+      });
     },
 
     async update(creatorId: string, id: string, input: UpdateProgramBody) {
@@ -147,17 +150,17 @@ export function createProgramsService({ db, programs, communities, exercises }: 
       return { id, deleted: true as const };
     },
 
-    async addWorkout(creatorId: string, programId: string, input: CreateWorkoutBody) {
+    async addWorkout(creatorId: string, programId: string, input: CreateWorkoutBody, answer?: StoredAnswer<WorkoutDetail>) {
       await load(creatorId, programId);
       const entries = await checkedEntries(creatorId, input.exercises);
       const id = newId();
-      await db.transaction().execute(async (trx) => {
+      return inTransaction(db, answer, async (trx) => {
         if (!(await programs.lock(creatorId, programId, trx))) throw notFound('Program');
         const position = await programs.nextPosition(creatorId, programId, trx);
         await programs.insertWorkout(creatorId, { id, program_id: programId, name: input.name.trim(), position }, trx);
         await programs.replaceEntries(creatorId, id, entries, trx);
+        return workoutDetail(creatorId, programId, id, trx);
       });
-      return workoutDetail(creatorId, programId, id);
     },
 
     async updateWorkout(creatorId: string, id: string, input: UpdateWorkoutBody) {

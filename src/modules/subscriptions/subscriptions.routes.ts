@@ -1,12 +1,12 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { creatorOf } from '../../http/auth.js';
-import { authErrors, conflictError, errorResponse, IdParams, notFoundError, Ok, OkList } from '../../http/schemas.js';
+import { authErrors, conflictError, errorResponse, IdParams, notFoundError, Ok, OkList, processorError } from '../../http/schemas.js';
 import { CancelBody, ListSubscriptionsQuery, Refund, RefundBody, Subscription } from './subscriptions.schemas.js';
 import type { SubscriptionsService } from './subscriptions.service.js';
+import { answerInTransaction } from '../../http/idempotency.js';
 
 const tags = ['Subscriptions'];
 const SubscriptionRef = Type.Ref(Subscription);
-const processorError = { 502: errorResponse('The payment processor failed; nothing was changed. Retry.') };
 
 export function subscriptionsRoutes(service: SubscriptionsService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -52,7 +52,7 @@ export function subscriptionsRoutes(service: SubscriptionsService): FastifyPlugi
           response: { 200: Ok(SubscriptionRef), ...authErrors, ...notFoundError, ...conflictError('The subscription is already canceled.'), ...processorError },
         },
       },
-      async (request) => ({ success: true as const, data: await service.cancel(creatorOf(request), request.params.id, request.body ?? {}) }),
+      async (request, reply) => ({ success: true as const, data: await service.cancel(creatorOf(request), request.params.id, request.body ?? {}, answerInTransaction(request, reply)) }),
     );
 
     app.post(
@@ -76,7 +76,7 @@ export function subscriptionsRoutes(service: SubscriptionsService): FastifyPlugi
         },
       },
       async (request, reply) =>
-        reply.code(201).send({ success: true as const, data: await service.refund(creatorOf(request), request.params.id, request.body ?? {}) }),
+        reply.code(201).send({ success: true as const, data: await service.refund(creatorOf(request), request.params.id, request.body ?? {}, answerInTransaction(request, reply)) }),
     );
   };
 }

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { iso, isoOrNull } from '../../db/tx.js';
+import { inTransaction, iso, isoOrNull } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
+import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
-import type { Processor } from '../../processor/processor.js';
+import { wasReplayed, type Processor } from '../../processor/processor.js';
 import type { CreatorsRepo } from '../creators/creators.repo.js';
 import { requireProcessorAccount } from '../creators/processor-account.js';
 import type { SubscriptionRow, SubscriptionsRepo } from './subscriptions.repo.js';
@@ -29,6 +30,18 @@ export const presentSubscription = (s: SubscriptionRow) => ({
   created_at: iso(s.created_at),
   processor_subscription_id: s.processor_subscription_id ?? '',
 });
+
+export type Subscription = ReturnType<typeof presentSubscription>;
+
+export interface Refund {
+  id: string;
+  subscription_id: string;
+  amount_cents: number;
+  currency: string;
+  status: string;
+  processor_refund_id: string;
+  created_at: string;
+}
 
 export interface SubscriptionsDeps {
   db: Db;
@@ -68,22 +81,35 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
       return paginated(rows.map(presentSubscription), total, q);
     },
 
-    async cancel(creatorId: string, id: string, body: CancelBody) {
+    /**
+     * With an Idempotency-Key the processor's key derives from it: a retry after any
+     * failure gets the processor's first answer, re-read since (events may have moved it).
+     */
+    async cancel(creatorId: string, id: string, body: CancelBody, answer?: KeyedAnswer<Subscription>) {
       const sub = await load(creatorId, id);
       if (sub.status === 'canceled') throw new AppError('subscription_canceled', 'The subscription is already canceled.');
       const account = await accountOf(creatorId);
       const processorId = sub.processor_subscription_id ?? '';
-      const seq = await sync.nextSeq();
-      const fresh = body.immediate ? await processor.cancelNow(account, processorId) : await processor.setCancelAtPeriodEnd(account, processorId, true);
-      await db.transaction().execute(async (trx) => {
+      const key = answer?.processorKey('cancel');
+      let seq = await sync.nextSeq();
+      let fresh = body.immediate ? await processor.cancelNow(account, processorId, key) : await processor.setCancelAtPeriodEnd(account, processorId, true, key);
+      if (wasReplayed(fresh)) {
+        seq = await sync.nextSeq();
+        fresh = await processor.retrieveSubscription(account, processorId);
+      }
+      return inTransaction(db, answer, async (trx) => {
         await sync.apply(trx, account, { seq, subscription: fresh });
         if (body.reason) await subscriptions.setCancellationReason(creatorId, id, body.reason, trx);
+        return presentSubscription((await subscriptions.find(creatorId, id, trx))!);
       });
-      return presentSubscription(await load(creatorId, id));
     },
 
-    /** Refunds the last paid invoice (all that remains of it, or `amount_cents`). */
-    async refund(creatorId: string, id: string, body: RefundBody) {
+    /**
+     * Refunds the last paid invoice (all that remains of it, or `amount_cents`). With an
+     * Idempotency-Key the processor's key derives from it: a retry after any failure (the
+     * local write, a timeout, a crash) gets the first refund back instead of a second one.
+     */
+    async refund(creatorId: string, id: string, body: RefundBody, answer?: KeyedAnswer<Refund>) {
       const sub = await load(creatorId, id);
       const account = await accountOf(creatorId);
       const payment = await processor.lastPayment(account, sub.processor_subscription_id ?? '');
@@ -92,6 +118,7 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
         paymentIntent: payment.paymentIntent,
         ...(body.amount_cents ? { amountCents: body.amount_cents } : {}),
         metadata: { subscription_id: id, creator_id: creatorId },
+        ...(answer ? { idempotencyKey: answer.processorKey('refund') } : {}),
       });
       const row = {
         id: newId(),
@@ -103,16 +130,18 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
         processor_charge_id: typeof refund.charge === 'string' ? refund.charge : (refund.charge?.id ?? null),
         created_at: new Date(refund.created * 1000),
       };
-      const stored = await subscriptions.insertRefund(creatorId, row);
-      return {
-        id: stored.id,
-        subscription_id: id,
-        amount_cents: Number(stored.amount_cents),
-        currency: stored.currency,
-        status: stored.status,
-        processor_refund_id: stored.processor_refund_id,
-        created_at: iso(stored.created_at),
-      };
+      return inTransaction(db, answer, async (trx): Promise<Refund> => {
+        const stored = await subscriptions.insertRefund(creatorId, row, trx);
+        return {
+          id: stored.id,
+          subscription_id: id,
+          amount_cents: Number(stored.amount_cents),
+          currency: stored.currency,
+          status: stored.status,
+          processor_refund_id: stored.processor_refund_id,
+          created_at: iso(stored.created_at),
+        };
+      });
     },
 
     /**

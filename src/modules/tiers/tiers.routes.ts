@@ -1,12 +1,12 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { creatorOf } from '../../http/auth.js';
-import { authErrors, conflictError, errorResponse, IdParams, notFoundError, Ok, OkList } from '../../http/schemas.js';
+import { authErrors, conflictError, errorResponse, IdParams, notFoundError, Ok, OkList, processorError } from '../../http/schemas.js';
 import { CreateTierBody, ListTiersQuery, Tier, UpdateTierBody } from './tiers.schemas.js';
 import type { TiersService } from './tiers.service.js';
+import { answerInTransaction } from '../../http/idempotency.js';
 
 const tags = ['Tiers'];
 const TierRef = Type.Ref(Tier);
-const processorError = { 502: errorResponse('The payment processor failed; nothing was changed. Retry.') };
 
 export function tiersRoutes(service: TiersService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -36,7 +36,7 @@ export function tiersRoutes(service: TiersService): FastifyPluginAsyncTypebox {
           response: { 201: Ok(TierRef), ...authErrors, ...notFoundError, ...conflictError('The community is paused.'), ...processorError },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.create(creatorOf(request), request.body) }),
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.create(creatorOf(request), request.body, answerInTransaction(request, reply)) }),
     );
 
     app.get(

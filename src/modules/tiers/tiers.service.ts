@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { iso } from '../../db/tx.js';
+import { inTransaction, iso } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
+import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
 import type { Processor } from '../../processor/processor.js';
 import type { CommunitiesRepo } from '../communities/communities.repo.js';
@@ -28,6 +29,8 @@ export const presentTier = (t: TierRow) => ({
   created_at: iso(t.created_at),
   updated_at: iso(t.updated_at),
 });
+
+export type Tier = ReturnType<typeof presentTier>;
 
 export interface TiersDeps {
   db: Db;
@@ -83,11 +86,16 @@ export function createTiersService({ db, tiers, communities, creators, processor
       return paginated(rows.map(presentTier), total, query);
     },
 
-    async create(creatorId: string, input: CreateTierBody) {
+    /**
+     * With an Idempotency-Key the tier id and the processor's keys derive from it: a retry
+     * after any failure reuses the product and price the first attempt created. Without one,
+     * a failed local write archives them, so nothing can be bought that no tier refers to.
+     */
+    async create(creatorId: string, input: CreateTierBody, answer?: KeyedAnswer<Tier>) {
       const community = await communityOf(creatorId, input.community_id);
       if (community.status === 'paused') throw communityPaused();
       const account = await accountOf(creatorId);
-      const id = newId();
+      const id = answer?.idFor('tier') ?? newId();
       const priceInput = {
         tierId: id,
         name: input.name.trim(),
@@ -98,7 +106,7 @@ export function createTiersService({ db, tiers, communities, creators, processor
       };
       const { productId, priceId } = await processor.createTierProduct(account, priceInput);
       try {
-        await db.transaction().execute(async (trx) => {
+        return await inTransaction(db, answer, async (trx) => {
           // Re-read under lock: the community may have been paused while the processor answered.
           const locked = await communities.findStatus(creatorId, input.community_id, trx, { lock: true });
           if (locked?.status !== 'active') throw communityPaused();
@@ -121,13 +129,18 @@ export function createTiersService({ db, tiers, communities, creators, processor
             trx,
           );
           await tiers.recordPrice(creatorId, { processor_price_id: priceId, tier_id: id, price_cents: input.price_cents, billing_period: input.billing_period, currency }, trx);
+          return presentTier((await tiers.find(creatorId, id, trx))!);
         });
       } catch (err) {
-        // Nothing local refers to the new price: archive it so no one can buy it.
-        await processor.setPriceActive(account, priceId, false).catch((e: unknown) => logger.warn({ err: e, priceId }, 'could not archive an orphaned price'));
+        // Nothing local refers to the new product and price: archive them so no one can buy
+        // them — unless a keyed retry is to reuse them (it gets the same ones back).
+        if (!answer) {
+          await processor
+            .archiveTierProduct(account, productId, priceId)
+            .catch((e: unknown) => logger.warn({ err: e, productId, priceId }, 'could not archive an orphaned product and price'));
+        }
         throw err;
       }
-      return presentTier(await load(creatorId, id));
     },
 
     async update(creatorId: string, id: string, input: UpdateTierBody) {
