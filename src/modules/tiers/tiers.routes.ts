@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { creatorOf } from '../../http/auth.js';
-import { authErrors, conflictError, errorResponse, IdParams, notFoundError, Ok, OkList, processorError } from '../../http/schemas.js';
+import { authErrors, conflictError, IdParams, notFoundError, Ok, OkList, processorError } from '../../http/schemas.js';
 import { CreateTierBody, ListTiersQuery, Tier, UpdateTierBody } from './tiers.schemas.js';
 import type { TiersService } from './tiers.service.js';
 import { answerInTransaction } from '../../http/idempotency.js';
