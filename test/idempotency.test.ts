@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { newId } from '../src/db/ids.js';
 import { purgeExpiredKeys } from '../src/http/idempotency.js';
 import { buildTestApp, createCreator, json, uniq, type TestApp, type TestCreator } from './helpers.js';
 
@@ -75,6 +77,33 @@ describe('Idempotency-Key', () => {
     expect(await countCommunities(creator)).toBe(1);
     const createdIds = new Set(results.filter((r) => r.statusCode === 201).map((r) => json(r).data.id));
     expect(createdIds.size).toBe(1);
+  });
+
+  it.runIf(inject('postgresUrl'))('makes a request with the key of one still running wait for it, however long, and replay its answer', async () => {
+    const creator = await createCreator(t);
+    const slug = `slow-${uniq()}`;
+    const body = { name: 'Slow', slug, category: 'yoga' };
+    let first: Promise<LightMyRequestResponse> | undefined;
+    let second: Promise<LightMyRequestResponse> | undefined;
+    // Another transaction holds the slug uncommitted, so the first request waits inside its
+    // own transaction; the second, with the same key, must wait for the first, not run beside it.
+    await t.database.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`insert into communities (id, creator_id, name, slug, category) values (${newId()}, ${creator.id}, 'Holder', ${slug}, 'yoga')`.execute(trx);
+        first = create(creator, 'slow', body);
+        await new Promise((r) => setTimeout(r, 300));
+        second = create(creator, 'slow', body);
+        await new Promise((r) => setTimeout(r, 700));
+        throw new Error('roll back the holder');
+      })
+      .catch(() => undefined);
+    const [a, b] = await Promise.all([first!, second!]);
+    expect(a.statusCode, a.body).toBe(201);
+    expect(b.statusCode, b.body).toBe(201);
+    expect(b.headers['idempotent-replayed']).toBe('true');
+    expect(b.body).toBe(a.body);
+    expect(await countCommunities(creator)).toBe(1);
   });
 
   it('keeps keys apart per creator', async () => {
