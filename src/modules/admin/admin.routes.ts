@@ -21,7 +21,7 @@ export function adminRoutes(service: AdminService, adminToken: string): FastifyP
           security,
           summary: 'Create a creator',
           description:
-            "Creates a creator and its first API key. The key is shown only in this response. E-mail is unique across creators (case-insensitive); a duplicate is 409 `email_taken`.",
+            "Creates a creator and its first API key. The key is shown only in this response. E-mail is unique across creators (case-insensitive); a duplicate is 409 `email_taken`. With an `Idempotency-Key`, the creator id (and so the processor's key for the connected account) derives from it: a retry after any failure finds the account the first attempt opened, never a second one. Without one, a failed local write closes the account it opened.",
           body: CreateCreatorBody,
           response: { 201: Ok(CreatedCreator), ...authErrors, ...conflictError('A creator with this e-mail exists.') },
         },

@@ -46,7 +46,7 @@ export function memberBillingRoutes(service: CheckoutService, db: Db): FastifyPl
           security: memberSecurity,
           summary: 'Open a hosted checkout for a tier',
           description:
-            "Opens the processor's hosted checkout on the tier's current price (with its trial), on the creator's account with the 10% platform fee. Send the member to `url`. The subscription appears once the processor confirms payment. 409 when the community is paused (`community_paused`), the tier is inactive (`tier_inactive`) or the member already holds a live subscription to it (`already_subscribed`).",
+            "Opens the processor's hosted checkout on the tier's current price (with its trial), on the creator's account with the 10% platform fee. Send the member to `url`. The subscription appears once the processor confirms payment. 409 when the community is paused (`community_paused`), the tier is inactive (`tier_inactive`) or the member already holds a live subscription to it (`already_subscribed`). With an `Idempotency-Key`, the session id and the processor's key derive from it: a retry after any failure gets the same hosted session back, never a second one.",
           body: Type.Object({ tier_id: Uuid }, { additionalProperties: false }),
           response: {
             201: Ok(CheckoutSession),

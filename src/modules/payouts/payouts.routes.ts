@@ -44,7 +44,7 @@ export function payoutsRoutes(service: PayoutsService): FastifyPluginAsyncTypebo
           tags,
           summary: 'Request a manual payout',
           description:
-            'Only while the payout schedule is `manual` (changed in the processor dashboard): otherwise 422 `manual_payouts_disabled`. The amount must be at least the minimum (422 `amount_below_minimum`) and at most the available balance (422 `insufficient_balance`, with the available amount in `details`); the processor checks the balance atomically, so concurrent requests cannot overdraw it. Use `Idempotency-Key` to retry safely.',
+            'Only while the payout schedule is `manual` (changed in the processor dashboard): otherwise 422 `manual_payouts_disabled`. The amount must be at least the minimum (422 `amount_below_minimum`) and at most the available balance (422 `insufficient_balance`, with the available amount in `details`); the processor checks the balance atomically, so concurrent requests cannot overdraw it. With an `Idempotency-Key`, a retry after any failure (a timeout, a failed local write, a crash after the processor paid out) sends the processor the same key and gets the first payout back, as it is now, never a second one.',
           body: ManualPayoutBody,
           response: {
             201: Ok(Type.Ref(Payout)),

@@ -46,7 +46,7 @@ export function subscriptionsRoutes(service: SubscriptionsService): FastifyPlugi
           tags,
           summary: 'Cancel a subscription',
           description:
-            '`immediate: true` cancels now, with no pro-rata refund. Otherwise the subscription stays active with `cancel_at_period_end: true` and the member keeps access until the period ends. `reason` is an internal note, stored and shown to the creator only. 409 `subscription_canceled` when already canceled. The processor acts first; the answer mirrors its state.',
+            '`immediate: true` cancels now, with no pro-rata refund. Otherwise the subscription stays active with `cancel_at_period_end: true` and the member keeps access until the period ends. `reason` is an internal note, stored and shown to the creator only. 409 `subscription_canceled` when already canceled. The processor acts first; the answer mirrors its state. With an `Idempotency-Key`, a retry after any failure (even a crash after the processor acted) sends the processor the same key, gets its first answer, mirrors the subscription as it is now and stores the answer; a retry of an answered request replays it. A retry of an immediate cancel whose first attempt was never answered may find the subscription already canceled by the processor\'s event: 409 `subscription_canceled` then means it is done.',
           params: IdParams,
           body: CancelBody,
           response: { 200: Ok(SubscriptionRef), ...authErrors, ...notFoundError, ...conflictError('The subscription is already canceled.'), ...processorError },
@@ -62,7 +62,7 @@ export function subscriptionsRoutes(service: SubscriptionsService): FastifyPlugi
           tags,
           summary: 'Refund the last payment',
           description:
-            "Refunds the subscription's last paid invoice: all that remains of it, or `amount_cents` of it. The platform fee is reversed in proportion. 409 `nothing_to_refund` when the payment was already refunded in full or there is none (a trial); 422 `amount_exceeds_refundable` when `amount_cents` is more than what remains. Of two concurrent refunds of the same remainder exactly one succeeds. Refunding does not cancel the subscription.",
+            "Refunds the subscription's last paid invoice: all that remains of it, or `amount_cents` of it. The platform fee is reversed in proportion. 409 `nothing_to_refund` when the payment was already refunded in full or there is none (a trial); 422 `amount_exceeds_refundable` when `amount_cents` is more than what remains. Of two concurrent refunds of the same remainder exactly one succeeds. Refunding does not cancel the subscription. With an `Idempotency-Key`, a retry after any failure (a timeout, a failed local write, a crash after the processor refunded) sends the processor the same key and gets the first refund back, never a second one; if a renewal was paid meanwhile (the last invoice changed), the processor refuses the key with other details and the retry is 409 `idempotency_key_reused`.",
           params: IdParams,
           body: RefundBody,
           response: {

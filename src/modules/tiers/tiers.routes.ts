@@ -31,7 +31,7 @@ export function tiersRoutes(service: TiersService): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Create a tier',
           description:
-            "Creates the tier and its product and recurring price at the payment processor, on the creator's connected account. A paused community takes no new tiers (409 `community_paused`). If the processor fails the answer is 502 and nothing is created.",
+            "Creates the tier and its product and recurring price at the payment processor, on the creator's connected account. A paused community takes no new tiers (409 `community_paused`). If the processor fails the answer is 502 and nothing is created. With an `Idempotency-Key`, the tier id and the processor's keys derive from it: a retry after any failure reuses the product and price the first attempt created (no second product). Without one, a failed local write archives the product and price it created.",
           body: CreateTierBody,
           response: { 201: Ok(TierRef), ...authErrors, ...notFoundError, ...conflictError('The community is paused.'), ...processorError },
         },

@@ -19,14 +19,14 @@ export function workoutLogsRoutes(service: WorkoutLogsService): FastifyPluginAsy
           security: memberSecurity,
           summary: 'Log a workout',
           description:
-            'Records the sets you really did (1 to 200) and answers the personal records they set (`prs`). Tie it to a program workout (`workout_id`) or a community (`community_id`) you hold a live subscription to (else 403), or to neither for a personal log. `performed_at` may be at most 5 minutes in the future; a log dated before ones already logged is fitted into your history and later records are recomputed. Send an `Idempotency-Key` so a retried request never logs the workout twice: the retry replays the first answer.',
+            'Records the sets you really did (1 to 200) and answers the personal records they set (`prs`). Tie it to a program workout (`workout_id`) or a community (`community_id`) you hold a live subscription to (else 403), or to neither for a personal log. `performed_at` may be at most 5 minutes in the future; a log dated before ones already logged is fitted into your history and later records are recomputed. Send an `Idempotency-Key` so a retried request never logs the workout twice: the answer is stored with the log in one transaction, so a retry after any failure (a lost answer, a crash) replays the first answer or, if nothing was written, logs it once.',
           body: CreateLogBody,
           response: {
             201: Ok(Type.Ref(CreatedWorkoutLog)),
             ...memberAuthErrors,
             403: errorResponse('No live subscription to the community of this workout or community.'),
             ...notFoundError,
-            409: errorResponse('The Idempotency-Key is in use by a request in flight, or was used with another body.'),
+            409: errorResponse('The Idempotency-Key was used with another body.'),
           },
         },
       },
