@@ -106,6 +106,19 @@ describe('Idempotency-Key', () => {
     expect(await countCommunities(creator)).toBe(1);
   });
 
+  it('executes a request whose key holds only a claim left by an earlier design (nothing will finish it)', async () => {
+    const creator = await createCreator(t);
+    const body = { name: 'Claimed', slug: `claimed-${uniq()}`, category: 'yoga' };
+    await t.database.db
+      .insertInto('idempotency_keys')
+      .values({ scope: `creator:${creator.id}`, key: 'left-behind', request_hash: 'whatever', state: 'in_progress' })
+      .execute();
+    const res = await create(creator, 'left-behind', body);
+    expect(res.statusCode, res.body).toBe(201);
+    expect((await create(creator, 'left-behind', body)).headers['idempotent-replayed']).toBe('true');
+    expect(await countCommunities(creator)).toBe(1);
+  });
+
   it('keeps keys apart per creator', async () => {
     const a = await createCreator(t);
     const b = await createCreator(t);
