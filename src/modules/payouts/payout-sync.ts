@@ -34,8 +34,10 @@ export function createPayoutSync({ db, processor, sync }: { db: Db; processor: P
       .onConflict((oc) => oc.column('processor_payout_id').doUpdateSet({ ...values, synced_seq: seq, updated_at: new Date() }).where('payouts.synced_seq', '<', seq))
       .returning('id')
       .executeTakeFirst();
-    const id = row?.id ?? before?.id;
-    return id ? { id, changed: !before || before.status !== values.status } : undefined;
+    if (row) return { id: row.id, changed: !before || before.status !== values.status };
+    // A newer read (an event's) stored it meanwhile, after this one looked: it stands.
+    const stored = await trx.selectFrom('payouts').select('id').where('processor_payout_id', '=', payout.id).executeTakeFirstOrThrow();
+    return { id: stored.id, changed: false };
   }
 
   return {
