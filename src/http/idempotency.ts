@@ -17,6 +17,8 @@ export interface KeyedRequest {
   hash: string;
   /** Set once the answer is stored (with the effect, or as the replay of a stored one). */
   answered?: boolean;
+  /** The body last serialized for storing (sent as is once stored: see sendData). */
+  body?: string;
   store: IdempotencyStore;
 }
 
@@ -82,14 +84,20 @@ export function answerTakenKey(err: KeyTaken, request: FastifyRequest, reply: Fa
 
 /** The answer the route is about to send, as stored: the serialization of `data` in the success envelope. */
 function recordOf(claimed: KeyedRequest, reply: FastifyReply, data: unknown): AnswerRecord {
-  return {
-    scope: claimed.scope,
-    key: claimed.key,
-    hash: claimed.hash,
-    status: reply.statusCode,
-    contentType: 'application/json; charset=utf-8',
-    body: reply.serialize({ success: true, data }) as string,
-  };
+  claimed.body = reply.serialize({ success: true, data }) as string;
+  return { scope: claimed.scope, key: claimed.key, hash: claimed.hash, status: reply.statusCode, contentType: JSON_TYPE, body: claimed.body };
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Sends `data` in the success envelope; when its answer was stored, as the very bytes stored
+ * (one serialization, not two, on the hot logging path).
+ */
+export function sendData(request: FastifyRequest, reply: FastifyReply, data: unknown): FastifyReply {
+  const claimed = request.idempotency;
+  if (claimed?.answered && claimed.body !== undefined) return reply.type(JSON_TYPE).send(claimed.body);
+  return reply.send({ success: true, data });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { answerInTransaction } from '../../http/idempotency.js';
+import { answerInTransaction, sendData } from '../../http/idempotency.js';
 import { errorResponse, IdParams, notFoundError, Ok, OkList, PaginationQuery, Uuid } from '../../http/schemas.js';
 import { memberOf } from '../members/member-auth.js';
 import { memberAuthErrors, memberSecurity } from '../members/members.schemas.js';
@@ -30,7 +30,7 @@ export function workoutLogsRoutes(service: WorkoutLogsService): FastifyPluginAsy
           },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.create(memberOf(request), request.body, answerInTransaction(request, reply)) }),
+      async (request, reply) => sendData(request, reply, await service.create(memberOf(request), request.body, answerInTransaction(request, reply.code(201)))),
     );
 
     app.get(
