@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processorFailure } from '../src/processor/processor.js';
+import { processorFailure, wasReplayed } from '../src/processor/processor.js';
 import { advanceDays, eventually, subscribe, type Subscribed } from './billing-kit.js';
 import { buildTestApp, createCommunity, createCreator, createMember, createTier, json, uniq, type TestApp, type TestCreator } from './helpers.js';
 
@@ -156,6 +156,17 @@ describe('the stored answer and the effect commit together', () => {
     await failThenRetry('idempotency_keys', `member:${member.id}`, () => post('/api/v1/member/workout-logs', member.headers, 'log-1', body));
     const rows = await t.database.db.selectFrom('workout_logs').select('id').where('member_id', '=', member.id).execute();
     expect(rows).toHaveLength(1);
+  });
+});
+
+describe('processor answers', () => {
+  it('are known as replayed when the processor answered the key before (the object is as it was then)', async () => {
+    const creator = await createCreator(t);
+    const opts = { stripeAccount: await accountOf(creator), idempotencyKey: `replay-${uniq()}` };
+    const first = await t.stripe.products.create({ name: 'Once' }, opts);
+    const again = await t.stripe.products.create({ name: 'Once' }, opts);
+    expect(again.id).toBe(first.id);
+    expect([wasReplayed(first), wasReplayed(again)]).toEqual([false, true]);
   });
 });
 
