@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import { inject } from 'vitest';
 import { buildApp, type AppDeps } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { connectPostgres, openPglite, type DatabaseHandle } from '../src/db/client.js';
+import { isDatabaseUnavailable } from '../src/db/errors.js';
 import { randomBase62 } from '../src/http/auth.js';
 import { createProcessor, createStripeClient } from '../src/processor/processor.js';
 import { startSimulator, type RunningSimulator } from '../src/processor/simulator/index.js';
@@ -88,11 +90,38 @@ export async function buildTestApp(
     stripe,
     close: async () => {
       await app.close();
+      await assertNoSecretsStored(database);
       await simulator.close();
       if (simDb !== database) await simDb.close();
       await database.close();
     },
   };
+}
+
+/** A whole creator key or member token, as opposed to the display prefix kept beside a key's hash. */
+const SECRET = 'tribes_(sk_[A-Za-z0-9]{32,}|mt_[A-Za-z0-9]{40})';
+
+/**
+ * Secrets are never stored (DESIGN §4: keys only as hashes): after each test file, no row of
+ * any table of the app's schema may hold a whole key or token — not a stored idempotent
+ * answer, not a log of events. On PostgreSQL the schema is the run's, shared by every file.
+ */
+export async function assertNoSecretsStored(database: DatabaseHandle): Promise<void> {
+  let tables: string[];
+  try {
+    const { rows } = await sql<{ name: string }>`select table_name as name from information_schema.tables
+      where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(database.db);
+    tables = rows.map((r) => r.name);
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) return; // a file that took its database down on purpose
+    throw err;
+  }
+  const found: string[] = [];
+  for (const table of tables) {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} t where t::text ~ ${SECRET}`.execute(database.db);
+    if (rows[0]!.n > 0) found.push(`${table} (${rows[0]!.n} rows)`);
+  }
+  if (found.length) throw new Error(`secrets stored in clear: ${found.join(', ')}`);
 }
 
 /** A short random suffix: tests build their own tenants, so names never collide across files or runs. */

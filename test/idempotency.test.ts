@@ -169,6 +169,28 @@ describe('Idempotency-Key', () => {
   });
 });
 
+describe('answers that carry a secret', () => {
+  it('replay a new creator or API key without the key, which is never stored', async () => {
+    const admin = { authorization: `Bearer ${t.adminToken}`, 'idempotency-key': `secret-${uniq()}` };
+    const body = { name: 'Secretive', email: `secretive-${uniq()}@example.com` };
+    const first = await t.app.inject({ method: 'POST', url: '/api/v1/admin/creators', headers: admin, payload: body });
+    expect(first.statusCode).toBe(201);
+    const replay = await t.app.inject({ method: 'POST', url: '/api/v1/admin/creators', headers: admin, payload: body });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(json(replay).data).toEqual({ ...json(first).data, api_key: null });
+
+    const url = `/api/v1/admin/creators/${json(first).data.creator.id}/api-keys`;
+    const keyHeaders = { ...admin, 'idempotency-key': `key-${uniq()}` };
+    const key = await t.app.inject({ method: 'POST', url, headers: keyHeaders });
+    const keyReplay = await t.app.inject({ method: 'POST', url, headers: keyHeaders });
+    expect(json(key).data.api_key).toMatch(/^tribes_sk_/);
+    expect(json(keyReplay).data).toEqual({ ...json(key).data, api_key: null });
+
+    const stored = await t.database.db.selectFrom('idempotency_keys').select('response_body').where('scope', '=', 'admin').execute();
+    for (const secret of [json(first).data.api_key, json(key).data.api_key]) expect(JSON.stringify(stored)).not.toContain(secret);
+  });
+});
+
 describe('expired Idempotency-Keys', () => {
   it('are purged in the background once older than the TTL, and fresh ones are kept', async () => {
     const creator = await createCreator(t);

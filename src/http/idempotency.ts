@@ -143,21 +143,30 @@ function uuidFrom(bytes: Buffer): string {
  * that transaction and the answer stored at its end, so after a crash either both the effect
  * and its answer exist or neither. Undefined when the request carries no key. The route sets
  * its status code before calling the service; `data` is what it sends in the envelope.
+ * `redact` takes out of the stored answer what must never be stored (a new secret): a replay
+ * answers it redacted, and the route's OpenAPI says so.
  */
-export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyReply): KeyedAnswer<T> | undefined {
+export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyReply, redact?: (data: T) => T): KeyedAnswer<T> | undefined {
   const claimed = request.idempotency;
   if (!claimed) return undefined;
   const { store } = claimed;
   const stored = () => {
     claimed.answered = true;
   };
+  const answerOf = (data: T): AnswerRecord => {
+    if (!redact) return recordOf(claimed, reply, data);
+    // An answer that carries a secret is stored without it; the route sends its own, whole.
+    const record = recordOf(claimed, reply, redact(data));
+    claimed.body = undefined;
+    return record;
+  };
   return {
     claim: (trx) => store.claim(trx, claimed),
     async record(trx, data) {
-      await store.record(trx, recordOf(claimed, reply, data));
+      await store.record(trx, answerOf(data));
       stored();
     },
-    recordOf: (data) => recordOf(claimed, reply, data),
+    recordOf: answerOf,
     storeAll: (trx, records) => store.store(trx, records),
     taken: async (trx) => new KeyTaken(await store.rowOf(claimed.scope, claimed.key, trx)),
     stored,

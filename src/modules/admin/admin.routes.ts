@@ -5,6 +5,9 @@ import { ApiKey, CreateCreatorBody, CreatedApiKey, CreatedCreator, KeyIdParams }
 import type { AdminService } from './admin.service.js';
 import { answerInTransaction } from '../../http/idempotency.js';
 
+/** What the idempotency store keeps of an answer with a new key: all but the key (never stored). */
+const withoutSecret = <T extends { api_key: string | null }>(data: T): T => ({ ...data, api_key: null });
+
 const tags = ['Admin'];
 const security = [{ adminToken: [] }];
 
@@ -26,7 +29,7 @@ export function adminRoutes(service: AdminService, adminToken: string): FastifyP
           response: { 201: Ok(CreatedCreator), ...authErrors, ...conflictError('A creator with this e-mail exists.') },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createCreator(request.body, answerInTransaction(request, reply)) }),
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createCreator(request.body, answerInTransaction(request, reply, withoutSecret)) }),
     );
 
     app.get(
@@ -56,7 +59,7 @@ export function adminRoutes(service: AdminService, adminToken: string): FastifyP
           response: { 201: Ok(CreatedApiKey), ...authErrors, ...notFoundError },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createApiKey(request.params.id, answerInTransaction(request, reply)) }),
+      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createApiKey(request.params.id, answerInTransaction(request, reply, withoutSecret)) }),
     );
 
     app.delete(

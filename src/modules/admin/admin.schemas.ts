@@ -32,15 +32,25 @@ export const CreateCreatorBody = Type.Object(
 );
 export type CreateCreatorBody = Static<typeof CreateCreatorBody>;
 
+/**
+ * A new secret: shown in the first answer only. A replay of the request's Idempotency-Key
+ * answers everything else as it was, with null here: secrets are never stored, not even in
+ * the idempotency store (keys exist only as hashes).
+ */
+const NewSecret = Type.Union([Type.String(), Type.Null()], {
+  description:
+    'The secret key, `tribes_sk_...`. Shown only in this response: store it now. Null when this answer is a replay of an `Idempotency-Key` (secrets are never stored); if the first answer was lost, create another key (`POST /api/v1/admin/creators/{id}/api-keys`) and revoke this one (`api_key_id`).',
+});
+
 export const CreatedCreator = Type.Object({
   creator: Type.Ref(Creator),
-  api_key: Type.String({ description: 'The secret key, `tribes_sk_...`. Shown only in this response: store it now.' }),
+  api_key: NewSecret,
   api_key_id: Uuid,
 });
 
 export const CreatedApiKey = Type.Object({
   ...apiKeyProps,
-  api_key: Type.String({ description: 'The secret key, `tribes_sk_...`. Shown only in this response: store it now.' }),
+  api_key: NewSecret,
 });
 
 export const KeyIdParams = Type.Object({ key_id: Uuid }, { additionalProperties: false });

@@ -36,9 +36,12 @@ export interface AdminDeps {
   logger?: Logger;
 }
 
+export type CreatedApiKey = ReturnType<typeof presentApiKey> & { api_key: string | null };
+
 export interface CreatedCreator {
   creator: ReturnType<typeof presentCreator>;
-  api_key: string;
+  /** Null in the stored answer (a replay): secrets are never stored. */
+  api_key: string | null;
   api_key_id: string;
 }
 
@@ -74,7 +77,7 @@ export function createAdminService({ db, creators, processor, logger }: AdminDep
       }
     },
 
-    async createApiKey(creatorId: string, answer?: KeyedAnswer<ReturnType<typeof presentApiKey> & { api_key: string }>) {
+    async createApiKey(creatorId: string, answer?: KeyedAnswer<CreatedApiKey>) {
       const creator = await creators.findCreator(creatorId);
       if (!creator) throw notFound('Creator');
       const key = generateApiKey();
