@@ -74,7 +74,7 @@ export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Pro
     db,
     communities: communitiesRepo,
     onPauseChanged: (creatorId, communityId, paused) =>
-      tasks.run(`community ${communityId} ${paused ? 'pause' : 'resume'}`, () => subscriptions.propagatePause(creatorId, communityId, paused)),
+      tasks.run(`community ${communityId} ${paused ? 'pause' : 'resume'}`, () => subscriptions.convergePause(creatorId, communityId)),
   });
   const payoutSync = createPayoutSync({ db, processor, sync });
   const balanceCopy = createBalanceCopy({ db, processor });

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import { connectPostgres, openPglite, type DatabaseHandle } from '../src/db/client.js';
 import { isDatabaseUnavailable } from '../src/db/errors.js';
 import { randomBase62 } from '../src/http/auth.js';
-import { createProcessor, createStripeClient } from '../src/processor/processor.js';
+import { createProcessor, createStripeClient, type Processor } from '../src/processor/processor.js';
 import { startSimulator, type RunningSimulator } from '../src/processor/simulator/index.js';
 import type Stripe from 'stripe';
 
@@ -22,6 +22,8 @@ export interface TestApp {
   /** The processor simulator this app talks to, and an SDK client for tests to inspect it. */
   simulator: RunningSimulator;
   stripe: Stripe;
+  /** The processor client the app's services call (tests may wrap its methods). */
+  processor: Processor;
   close(): Promise<void>;
 }
 
@@ -65,12 +67,13 @@ export async function buildTestApp(
     ...(simDb.kind === 'postgres' ? { schema: `processor_sim_${uniq()}` } : {}),
   });
   const stripe = createStripeClient({ ...config.processor, simHost: '127.0.0.1' }, simulator.port);
+  const processor = createProcessor(stripe);
   const app = await buildApp({
     config,
     database,
     adminToken,
     logger: opts.logger ?? false,
-    processor: createProcessor(stripe),
+    processor,
     webhookSecrets: [TEST_WEBHOOK_SECRET],
   });
   opts.beforeReady?.(app);
@@ -88,6 +91,7 @@ export async function buildTestApp(
     config,
     simulator,
     stripe,
+    processor,
     close: async () => {
       await app.close();
       await assertNoSecretsStored(database);

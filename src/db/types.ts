@@ -59,6 +59,10 @@ export interface CommunitiesTable {
   cover_image_url: string | null;
   status: Defaulted<'active' | 'paused'>;
   paused_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** convergePause's single-writer lease (migration 0011). */
+  pause_lease_token: ColumnType<string | null, string | null | undefined, string | null>;
+  pause_lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  pause_rerun: Defaulted<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -124,6 +128,7 @@ export interface SubscriptionsTable {
   ended_at: Date | null;
   cancellation_reason: string | null;
   canceled_by_pause: Defaulted<boolean>;
+  canceled_by_creator: Defaulted<boolean>;
   synced_seq: Defaulted<number>;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -55,8 +55,10 @@ export function createReconciler(deps: {
       const result = await db.transaction().execute((trx) => sync.apply(trx, account, { seq, subscription }));
       if (result?.changed) report.subscriptions_fixed++;
     }
-    const paused = await db.selectFrom('communities').select('id').where('creator_id', '=', creatorId).where('status', '=', 'paused').execute();
-    for (const community of paused) report.pause_fixes += await subscriptions.propagatePause(creatorId, community.id, true);
+    // Both directions: paused communities' subscriptions set, active ones' pause marks lifted,
+    // creator cancels kept (a crash mid-propagation leaves work for exactly this).
+    const communities = await db.selectFrom('communities').select('id').where('creator_id', '=', creatorId).execute();
+    for (const community of communities) report.pause_fixes += await subscriptions.convergePause(creatorId, community.id);
     report.payouts_fixed += await payoutSync.reconcile(account);
     report.balance_transactions_copied += await balanceCopy.copy(creatorId, account);
     const added = await payments.reconcile(account);

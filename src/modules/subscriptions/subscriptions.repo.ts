@@ -10,6 +10,9 @@ export interface SubscriptionFilter {
 }
 
 /** The subscription mirror as a creator sees it: always scoped by creator_id. */
+/** How long a pause convergence run holds its community without renewing (processor calls take ≤ ~47 s). */
+const PAUSE_LEASE_SECONDS = 120;
+
 export function createSubscriptionsRepo(db: Executor) {
   const filtered = (trx: Executor, creatorId: string, f: SubscriptionFilter) => {
     let q = trx.selectFrom('subscriptions').where('creator_id', '=', creatorId);
@@ -38,21 +41,101 @@ export function createSubscriptionsRepo(db: Executor) {
       await trx.updateTable('subscriptions').set({ cancellation_reason: reason }).where('creator_id', '=', creatorId).where('id', '=', id).execute();
     },
 
-    /** Live subscriptions of a community, for pausing (not yet set to cancel) or resuming (set by a pause). */
-    async liveInCommunity(creatorId: string, communityId: string, which: 'to_pause' | 'to_resume', afterId: string | null, limit: number, trx: Executor = db) {
-      let q = trx
+    /**
+     * Live subscriptions of a community not yet where its status wants them (convergePause):
+     * paused → every one not set to cancel at period end; active → those a pause marked, and
+     * creator-canceled ones a late resume lifted.
+     */
+    async pauseWork(creatorId: string, communityId: string, paused: boolean, afterId: string | null, limit: number) {
+      let q = db
         .selectFrom('subscriptions')
-        .select(['id', 'processor_subscription_id'])
+        .select(['id', 'processor_subscription_id', 'cancel_at_period_end', 'canceled_by_pause', 'canceled_by_creator'])
         .where('creator_id', '=', creatorId)
         .where('community_id', '=', communityId)
-        .where('status', 'in', ['trialing', 'active', 'past_due']);
-      q = which === 'to_pause' ? q.where('cancel_at_period_end', '=', false) : q.where('canceled_by_pause', '=', true).where('cancel_at_period_end', '=', true);
+        .where('status', 'in', ['trialing', 'active', 'past_due'])
+        .where((eb) =>
+          paused
+            ? eb('cancel_at_period_end', '=', false)
+            : eb.or([eb('canceled_by_pause', '=', true), eb.and([eb('canceled_by_creator', '=', true), eb('cancel_at_period_end', '=', false)])]),
+        );
       if (afterId) q = q.where('id', '>', afterId);
       return q.orderBy('id').limit(limit).execute();
     },
 
+    /**
+     * Sets canceled_by_pause only while the community's status is still the one the change is
+     * for (`paused`), and never on a creator-canceled subscription. False: nothing to do now.
+     */
     async markCanceledByPause(creatorId: string, id: string, value: boolean, trx: Executor = db) {
-      await trx.updateTable('subscriptions').set({ canceled_by_pause: value }).where('creator_id', '=', creatorId).where('id', '=', id).execute();
+      const row = await trx
+        .updateTable('subscriptions')
+        .set({ canceled_by_pause: value })
+        .where('creator_id', '=', creatorId)
+        .where('id', '=', id)
+        .where('canceled_by_creator', '=', false)
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('communities as c')
+              .select('c.id')
+              .whereRef('c.id', '=', 'subscriptions.community_id')
+              .where('c.status', '=', value ? 'paused' : 'active'),
+          ),
+        )
+        .returning('id')
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** The creator canceled it: that wins over any pause or resume from now on. */
+    async markCanceledByCreator(creatorId: string, id: string, trx: Executor = db) {
+      await trx.updateTable('subscriptions').set({ canceled_by_creator: true, canceled_by_pause: false }).where('creator_id', '=', creatorId).where('id', '=', id).execute();
+    },
+
+    /**
+     * The single-writer lease of a community's pause convergence: taken when free or expired
+     * (true); when another run holds it, that run is asked for another pass (false).
+     */
+    async takePauseLease(creatorId: string, communityId: string, token: string): Promise<boolean> {
+      const taken = await db
+        .updateTable('communities')
+        .set({ pause_lease_token: token, pause_lease_until: sql<Date>`now() + make_interval(secs => ${PAUSE_LEASE_SECONDS})`, pause_rerun: false })
+        .where('creator_id', '=', creatorId)
+        .where('id', '=', communityId)
+        .where((eb) => eb.or([eb('pause_lease_until', 'is', null), eb('pause_lease_until', '<', sql<Date>`now()`)]))
+        .returning('id')
+        .executeTakeFirst();
+      if (taken) return true;
+      await db.updateTable('communities').set({ pause_rerun: true }).where('creator_id', '=', creatorId).where('id', '=', communityId).execute();
+      return false;
+    },
+
+    /** Extends the lease; false when it expired and another run took it (stop writing). */
+    async renewPauseLease(communityId: string, token: string): Promise<boolean> {
+      const row = await db
+        .updateTable('communities')
+        .set({ pause_lease_until: sql<Date>`now() + make_interval(secs => ${PAUSE_LEASE_SECONDS})` })
+        .where('id', '=', communityId)
+        .where('pause_lease_token', '=', token)
+        .returning('id')
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * Frees the lease unless another pass was asked for meanwhile: then it clears the request
+     * and answers false (the holder passes again, still holding it). `force` frees it anyway.
+     */
+    async releasePauseLease(communityId: string, token: string, force = false): Promise<boolean> {
+      let q = db.updateTable('communities').set({ pause_lease_token: null, pause_lease_until: null }).where('id', '=', communityId).where('pause_lease_token', '=', token);
+      if (!force) q = q.where('pause_rerun', '=', false);
+      if (await q.returning('id').executeTakeFirst()) return true;
+      await db.updateTable('communities').set({ pause_rerun: false }).where('id', '=', communityId).where('pause_lease_token', '=', token).execute();
+      return false;
+    },
+
+    async communityStatus(creatorId: string, communityId: string) {
+      const row = await db.selectFrom('communities').select('status').where('creator_id', '=', creatorId).where('id', '=', communityId).executeTakeFirst();
+      return row?.status;
     },
 
     async insertRefund(

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import type { Transaction } from 'kysely';
 import type { Db } from '../../db/client.js';
+import type { Database } from '../../db/types.js';
 import { newId } from '../../db/ids.js';
 import { inTransaction, iso, isoOrNull } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
@@ -43,6 +45,11 @@ export interface Refund {
   created_at: string;
 }
 
+/** Passes of convergePause before it leaves the rest to the next trigger or reconciliation. */
+const MAX_CONVERGE_PASSES = 5;
+
+type PauseWork = Awaited<ReturnType<SubscriptionsRepo['pauseWork']>>[number];
+
 export interface SubscriptionsDeps {
   db: Db;
   subscriptions: SubscriptionsRepo;
@@ -61,6 +68,56 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
   }
 
   const accountOf = (creatorId: string) => requireProcessorAccount(creators, creatorId);
+
+  /** Sets cancel-at-period-end at the processor, then mirrors the subscription as read back after. */
+  async function setAndReread(account: string, processorId: string, cancel: boolean, after?: (trx: Transaction<Database>) => Promise<unknown>) {
+    await processor.setCancelAtPeriodEnd(account, processorId, cancel);
+    const read = await sync.read(account, processorId);
+    await db.transaction().execute(async (trx) => {
+      await sync.apply(trx, account, read);
+      await after?.(trx);
+    });
+  }
+
+  /**
+   * One pass of convergePause under the status read at its start: how many subscriptions it
+   * changed, or undefined when the lease was lost (expired and taken by another run).
+   */
+  async function convergePass(creatorId: string, communityId: string, account: string, token: string): Promise<number | undefined> {
+    const status = await subscriptions.communityStatus(creatorId, communityId);
+    if (!status) return 0;
+    const paused = status === 'paused';
+    let moved = 0;
+    let after: string | null = null;
+    for (;;) {
+      const page = await subscriptions.pauseWork(creatorId, communityId, paused, after, 100);
+      if (page.length === 0) return moved;
+      for (const s of page) {
+        if (!(await subscriptions.renewPauseLease(communityId, token))) return undefined;
+        try {
+          if (await convergeOne(creatorId, account, s, paused)) moved++;
+        } catch (err) {
+          logger.warn({ err, subscription: s.id }, 'could not carry the community status to a subscription; reconciliation will retry');
+        }
+      }
+      after = page[page.length - 1]!.id;
+    }
+  }
+
+  /** One step of convergePause for one subscription; false when there was nothing to do. */
+  async function convergeOne(creatorId: string, account: string, s: PauseWork, paused: boolean): Promise<boolean> {
+    const processorId = s.processor_subscription_id ?? '';
+    if (paused || s.canceled_by_creator) {
+      // Marked before the processor call: a crash in between leaves it for a resume to lift.
+      if (paused && !s.canceled_by_creator && !s.canceled_by_pause && !(await subscriptions.markCanceledByPause(creatorId, s.id, true))) return false;
+      if (s.cancel_at_period_end) return false;
+      await setAndReread(account, processorId, true);
+      return true;
+    }
+    // Lifted at the processor first, unmarked after (only if the community is still active).
+    await setAndReread(account, processorId, false, (trx) => subscriptions.markCanceledByPause(creatorId, s.id, false, trx));
+    return true;
+  }
 
   return {
     async get(creatorId: string, id: string) {
@@ -99,6 +156,8 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
       }
       return inTransaction(db, answer, async (trx) => {
         await sync.apply(trx, account, { seq, subscription: fresh });
+        // The creator's own cancel wins over a pause or resume (convergePause keeps it).
+        await subscriptions.markCanceledByCreator(creatorId, id, trx);
         if (body.reason) await subscriptions.setCancellationReason(creatorId, id, body.reason, trx);
         return presentSubscription((await subscriptions.find(creatorId, id, trx))!);
       });
@@ -145,31 +204,36 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
     },
 
     /**
-     * Carries a community pause (or resume) to the processor: live subscriptions are set to
-     * cancel at period end, and a resume lifts exactly those a pause set. Runs in pages after
-     * the pause is committed; reconciliation repeats it for anything left over.
+     * Brings every live subscription of a community to where the community's own status wants
+     * it: paused → set to cancel at period end (marked canceled_by_pause first, so a crash
+     * never leaves one set that a resume would not find); active → the ones a pause set are
+     * lifted (at the processor first, unmarked after, so a crash leaves them marked). A
+     * creator's own cancel wins over both: it stays set, and is set again if a resume lifted
+     * it meanwhile. One run per community writes at a time (a lease on the community row,
+     * renewed per subscription, freed after two minutes if its holder died); a run that finds
+     * it held asks the holder for another pass, and the holder passes again (re-reading the
+     * status) until a pass finds nothing to do and no pass was asked for. After each change
+     * the subscription is read back with a fresh sequence number, so the mirror ends on what
+     * the processor holds. Pause, resume and reconciliation (both directions: what a crash
+     * left) all run this; any order converges. Returns how many subscriptions it changed.
      */
-    async propagatePause(creatorId: string, communityId: string, paused: boolean) {
-      const account = await accountOf(creatorId);
-      let after: string | null = null;
+    async convergePause(creatorId: string, communityId: string) {
+      const token = newId();
+      if (!(await subscriptions.takePauseLease(creatorId, communityId, token))) return 0; // the holder passes again
       let changed = 0;
-      for (;;) {
-        const page = await subscriptions.liveInCommunity(creatorId, communityId, paused ? 'to_pause' : 'to_resume', after, 100);
-        if (page.length === 0) return changed;
-        for (const s of page) {
-          try {
-            const seq = await sync.nextSeq();
-            const fresh = await processor.setCancelAtPeriodEnd(account, s.processor_subscription_id ?? '', paused);
-            await db.transaction().execute(async (trx) => {
-              await sync.apply(trx, account, { seq, subscription: fresh });
-              await subscriptions.markCanceledByPause(creatorId, s.id, paused, trx);
-            });
-            changed++;
-          } catch (err) {
-            logger.warn({ err, subscription: s.id }, 'could not carry the community pause to a subscription; reconciliation will retry');
-          }
+      let freed = false;
+      try {
+        const account = await accountOf(creatorId);
+        for (let pass = 0; pass < MAX_CONVERGE_PASSES && !freed; pass++) {
+          const moved = await convergePass(creatorId, communityId, account, token);
+          if (moved === undefined) return changed; // the lease was lost: its new holder goes on
+          changed += moved;
+          // Done when a pass found nothing to do and no one asked for another meanwhile.
+          if (moved === 0) freed = await subscriptions.releasePauseLease(communityId, token);
         }
-        after = page[page.length - 1]!.id;
+        return changed;
+      } finally {
+        if (!freed) await subscriptions.releasePauseLease(communityId, token, true).catch(() => undefined);
       }
     },
   };
