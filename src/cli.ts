@@ -15,6 +15,8 @@ const USAGE = `Usage: npm run --silent cli -- <command>
   api-keys revoke --key KEY_ID                 revoke a key
   reconcile [--creator CREATOR_ID]             compare the mirror with the processor now and heal drift
   ledger verify --creator CREATOR_ID           check the creator's money identities at the processor (exit 3 on a mismatch)
+  webhooks list [--status dead|pending|processed]   processor events in the inbox (default: dead, parked after their last attempt)
+  webhooks retry [--id EVENT_ID]               put dead events (all, or one) back in the queue
 
 Environment: TRIBES_URL (default http://127.0.0.1:3000), ADMIN_TOKEN (default: read DATA_DIR/admin-token, DATA_DIR default ./data)`;
 
@@ -60,7 +62,15 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, email: { type: 'string' }, creator: { type: 'string' }, key: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      name: { type: 'string' },
+      email: { type: 'string' },
+      creator: { type: 'string' },
+      key: { type: 'string' },
+      status: { type: 'string' },
+      id: { type: 'string' },
+      help: { type: 'boolean' },
+    },
   });
   const command = positionals.join(' ');
   switch (command) {
@@ -74,6 +84,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
       return call(env, 'GET', `/creators/${encodeURIComponent(required(values, 'creator'))}/ledger`);
     case 'reconcile':
       return call(env, 'POST', `/reconcile${typeof values.creator === 'string' ? `?creator_id=${encodeURIComponent(values.creator)}` : ''}`);
+    case 'webhooks list':
+      return call(env, 'GET', `/webhook-events?status=${encodeURIComponent(typeof values.status === 'string' ? values.status : 'dead')}&limit=100`);
+    case 'webhooks retry':
+      return call(env, 'POST', `/webhook-events/retry${typeof values.id === 'string' ? `?id=${encodeURIComponent(values.id)}` : ''}`);
     case 'api-keys revoke':
       return call(env, 'DELETE', `/api-keys/${encodeURIComponent(required(values, 'key'))}`);
     default:

@@ -20,6 +20,8 @@ export interface Config {
   rateLimit: { max: number; windowMs: number; redisUrl: string | undefined };
   /** How long an Idempotency-Key is remembered. */
   idempotencyTtlHours: number;
+  /** The webhook inbox: attempts before an event is parked as dead, events processed at once per node, retention of processed ones. */
+  webhooks: { maxAttempts: number; concurrency: number; retentionDays: number };
   /** Grace period for in-flight requests on SIGTERM before the process gives up. */
   shutdownTimeoutMs: number;
   /** Largest accepted request body. */
@@ -112,6 +114,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisUrl: env.REDIS_URL || undefined,
     },
     idempotencyTtlHours: intFrom(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30),
+    webhooks: {
+      maxAttempts: intFrom(env, 'WEBHOOK_MAX_ATTEMPTS', 20, 1, 1000),
+      concurrency: intFrom(env, 'WEBHOOK_CONCURRENCY', 4, 1, 256),
+      retentionDays: intFrom(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    },
     shutdownTimeoutMs: intFrom(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     bodyLimitBytes: 1024 * 1024,
     processor: processorFrom(env),

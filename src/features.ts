@@ -14,7 +14,7 @@ import { discoverRoutes } from './modules/discover/discover.routes.js';
 import { createDiscoverService } from './modules/discover/discover.service.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { memberAuth } from './modules/members/member-auth.js';
-import { createMembersRepo } from './modules/members/members.repo.js';
+import { createMembersRepo, type MembersRepo } from './modules/members/members.repo.js';
 import { memberPublicRoutes, memberRoutes } from './modules/members/members.routes.js';
 import { createMembersService } from './modules/members/members.service.js';
 import { createTiersRepo } from './modules/tiers/tiers.repo.js';
@@ -48,7 +48,8 @@ import { createWorkoutLogsRepo } from './modules/workout-logs/workout-logs.repo.
 import { workoutLogsRoutes } from './modules/workout-logs/workout-logs.routes.js';
 import { createLoggingRepo } from './modules/workout-logs/logging.repo.js';
 import { createWorkoutLogsService } from './modules/workout-logs/workout-logs.service.js';
-import { createInbox } from './modules/webhooks/inbox.js';
+import { createInbox, type Inbox } from './modules/webhooks/inbox.js';
+import { webhookEventsRoutes } from './modules/webhooks/webhook-events.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 // One node at a time reconciles: the others skip a round while this lock is held.
@@ -59,6 +60,14 @@ const RECONCILE_LOCK_ID = 7_321_004_118;
  * their prefixes and auth, and the background pollers. The HTTP conventions they rely on
  * are set up before this runs (app.ts).
  */
+/** Daily, on every node (rows another node is deleting are skipped). */
+const RETENTION_INTERVAL_MS = 24 * 3600_000;
+
+/** Deletes what is kept only for a while: processed events past retention, expired member tokens. */
+export async function purgeRetained(inbox: Inbox, members: Pick<MembersRepo, 'purgeExpiredTokens'>, retentionDays: number) {
+  return { events: await inbox.purgeProcessed(retentionDays), tokens: await members.purgeExpiredTokens() };
+}
+
 export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { config, database } = deps;
   const db = database.db;
@@ -80,7 +89,14 @@ export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Pro
   const balanceCopy = createBalanceCopy({ db, processor });
   const payouts = createPayoutsService({ db, processor, payoutSync, balanceCopy, currency: config.currency, minimumCents: config.manualPayoutMinCents });
   const payments = createPaymentsSync({ db, processor });
-  const inbox = createInbox({ db, handlers: createEventHandlers({ processor, sync, payoutSync, payments }), logger });
+  const inbox = createInbox({
+    db,
+    handlers: createEventHandlers({ processor, sync, payoutSync, payments }),
+    logger,
+    maxAttempts: config.webhooks.maxAttempts,
+    maxConcurrent: config.webhooks.concurrency,
+  });
+  app.gaugeMetric('webhook_events_dead', 'Processor events parked after their last attempt (GET /api/v1/admin/webhook-events?status=dead)', () => inbox.deadCount());
   const reconciler = createReconciler({ db, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger });
   app.decorate('reconciler', reconciler);
   const checkout = createCheckoutService({ db, processor, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
@@ -130,18 +146,21 @@ export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Pro
 
   await app.register(reconcileRoutes(reconciler, deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(ledgerRoutes(payouts, deps.adminToken), { prefix: '/api/v1/admin' });
+  await app.register(webhookEventsRoutes(inbox, deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(checkoutPages);
   await app.register(webhookRoutes({ stripe: processor.stripe, secrets: deps.webhookSecrets, inbox, tasks }), { prefix: '/api/v1' });
 
   // Retries of failed events, and events a crashed process had acknowledged but not done.
   const stopPolling = every(5000, () => inbox.drain(), logger, 'webhook inbox');
+  // Retention: processed events (payloads with personal data) and expired member tokens.
+  const stopPurging = every(RETENTION_INTERVAL_MS, () => purgeRetained(inbox, membersRepo, config.webhooks.retentionDays), logger, 'retention purge');
   // One node at a time reconciles (an advisory lock); the others skip that round.
   const stopReconciling =
     config.reconcileIntervalMs > 0
       ? every(config.reconcileIntervalMs, () => runExclusive(database, RECONCILE_LOCK_ID, () => reconciler.run()), logger, 'reconcile')
       : async () => {};
   app.addHook('onClose', async () => {
-    await Promise.all([stopPolling(), stopReconciling()]);
+    await Promise.all([stopPolling(), stopReconciling(), stopPurging()]);
     await tasks.idle();
   });
 }

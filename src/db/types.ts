@@ -172,6 +172,8 @@ export interface WebhookEventsTable {
   attempts: Defaulted<number>;
   next_attempt_at: Timestamp;
   last_error: string | null;
+  /** Parked after too many failed attempts (migration 0012); an operator retries it. */
+  dead_at: NullableTimestamp;
 }
 
 export interface RefundsTable {

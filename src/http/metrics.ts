@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** An observer of one group-committed statement's batch sizes (metric db_batch_size). */
     batchSizeMetric(statement: string): (size: number) => void;
+    /** A gauge read when /metrics is scraped (a count kept in the database, say). */
+    gaugeMetric(name: string, help: string, read: () => Promise<number>): void;
   }
 }
 
@@ -30,6 +32,16 @@ function batchSizes(registry: Registry): (statement: string) => (size: number) =
 export function registerMetrics(app: FastifyInstance): Registry {
   const registry = new Registry();
   app.decorate('batchSizeMetric', batchSizes(registry));
+  app.decorate('gaugeMetric', (name: string, help: string, read: () => Promise<number>) => {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        this.set(await read());
+      },
+    });
+  });
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status_code'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests served', labelNames, registers: [registry] });

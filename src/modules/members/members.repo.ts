@@ -57,6 +57,22 @@ export function createMembersRepo(db: Executor) {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
+
+    /**
+     * Deletes tokens that expired (they open nothing any more), oldest first, in rounds of
+     * 5,000 rows; rows another node is deleting are skipped. Returns how many.
+     */
+    async purgeExpiredTokens(maxRounds = 20): Promise<number> {
+      let deleted = 0;
+      for (let round = 0; round < maxRounds; round++) {
+        const result = await sql`delete from member_tokens where ctid = any(array(
+            select ctid from member_tokens where expires_at < now() order by expires_at limit 5000 for update skip locked))`.execute(db);
+        const n = Number(result.numAffectedRows ?? 0);
+        deleted += n;
+        if (n < 5000) break;
+      }
+      return deleted;
+    },
   };
 }
 

@@ -19,14 +19,14 @@ export function reconcileRoutes(reconciler: Reconciler, adminToken: string): Fas
             { additionalProperties: false },
           ),
           description:
-            'Processes due webhook events, re-reads every subscription of every connected account into the mirror, and re-applies community pauses. Answers what it checked and fixed. Also runs every RECONCILE_INTERVAL_MS.',
+            'Processes due webhook events, re-reads every subscription of every connected account into the mirror, and converges the subscriptions of every community to its status (pauses applied, lifted pauses finished, creator cancels kept). Answers what it checked and fixed. Also runs every RECONCILE_INTERVAL_MS.',
           response: {
             200: Ok(
               Type.Object({
                 creators: Type.Integer(),
                 subscriptions_checked: Type.Integer(),
                 subscriptions_fixed: Type.Integer({ description: 'Mirror rows that differed from the processor and were corrected (or were missing).' }),
-                pause_fixes: Type.Integer({ description: 'Subscriptions of paused communities set to cancel at period end.' }),
+                pause_fixes: Type.Integer({ description: 'Subscriptions brought to their community status: set to cancel at period end (paused), lifted (active), or a creator cancel set again.' }),
                 payouts_fixed: Type.Integer({ description: 'Payout mirror rows corrected or added.' }),
                 balance_transactions_copied: Type.Integer({ description: 'Balance transactions added to the local copy that balance answers read earnings from.' }),
                 payments_added: Type.Integer({ description: 'Paid invoices that were missing from the mirror.' }),

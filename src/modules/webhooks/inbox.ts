@@ -18,15 +18,31 @@ export interface ProcessorEvent {
 export type EffectOf = (trx: Executor) => Promise<void>;
 export type EventHandler = (event: ProcessorEvent) => Promise<EffectOf | undefined>;
 
-const MAX_BACKOFF_SECONDS = 3600;
+/** Backoff doubles from 5 s up to 8 h: the default 20 attempts span about three days. */
+const MAX_BACKOFF_SECONDS = 8 * 3600;
+const PURGE_BATCH = 5_000;
 
-export function createInbox({ db, handlers, logger }: { db: Db; handlers: Record<string, EventHandler>; logger: Logger }) {
+export interface InboxOptions {
+  db: Db;
+  handlers: Record<string, EventHandler>;
+  logger: Logger;
+  /** Failed attempts after which an event is parked as dead (an operator retries it). */
+  maxAttempts?: number;
+  /** Events processed at once by this node right after acknowledging them; the rest wait for the poller. */
+  maxConcurrent?: number;
+}
+
+export type EventStatus = 'pending' | 'processed' | 'dead';
+
+export function createInbox({ db, handlers, logger, maxAttempts = 20, maxConcurrent = 4 }: InboxOptions) {
+  let inFlight = 0;
   /** Claims one due event (a given one, or the oldest due) with a 60 s lease; any node may run this. */
   async function claim(id?: string) {
     const due = db
       .selectFrom('webhook_events')
       .select('id')
       .where('processed_at', 'is', null)
+      .where('dead_at', 'is', null)
       .where('next_attempt_at', '<=', sql<Date>`now()`)
       .orderBy('next_attempt_at')
       .limit(1)
@@ -37,10 +53,18 @@ export function createInbox({ db, handlers, logger }: { db: Db; handlers: Record
       .set({ attempts: sql`attempts + 1`, next_attempt_at: sql`now() + interval '60 seconds'` })
       .where('id', '=', id ?? due)
       .where('processed_at', 'is', null)
+      .where('dead_at', 'is', null)
       // Leased events belong to whoever claimed them until the lease runs out.
       .where('next_attempt_at', '<=', sql<Date>`now()`)
       .returning(['id', 'type', 'payload', 'attempts'])
       .executeTakeFirst();
+  }
+
+  function filtered(status: EventStatus) {
+    const q = db.selectFrom('webhook_events');
+    if (status === 'dead') return q.where('dead_at', 'is not', null);
+    if (status === 'processed') return q.where('processed_at', 'is not', null);
+    return q.where('processed_at', 'is', null).where('dead_at', 'is', null);
   }
 
   async function run(claimed: { id: string; type: string; payload: unknown; attempts: number }): Promise<void> {
@@ -52,11 +76,17 @@ export function createInbox({ db, handlers, logger }: { db: Db; handlers: Record
         await trx.updateTable('webhook_events').set({ processed_at: new Date(), last_error: null }).where('id', '=', claimed.id).execute();
       });
     } catch (err) {
-      const delay = Math.min(MAX_BACKOFF_SECONDS, 5 * 2 ** Math.min(claimed.attempts, 12));
+      const lastError = err instanceof Error ? err.message.slice(0, 500) : String(err);
+      if (claimed.attempts >= maxAttempts) {
+        logger.error({ err, event: claimed.id, type: claimed.type, attempts: claimed.attempts }, 'processor event parked as dead after its last attempt');
+        await db.updateTable('webhook_events').set({ last_error: lastError, dead_at: new Date() }).where('id', '=', claimed.id).execute();
+        return;
+      }
+      const delay = Math.min(MAX_BACKOFF_SECONDS, 5 * 2 ** Math.min(claimed.attempts - 1, 20));
       logger.warn({ err, event: claimed.id, type: claimed.type, attempts: claimed.attempts }, 'processor event failed; will retry');
       await db
         .updateTable('webhook_events')
-        .set({ last_error: err instanceof Error ? err.message.slice(0, 500) : String(err), next_attempt_at: sql`now() + make_interval(secs => ${delay})` })
+        .set({ last_error: lastError, next_attempt_at: sql`now() + make_interval(secs => ${delay})` })
         .where('id', '=', claimed.id)
         .execute();
     }
@@ -74,10 +104,58 @@ export function createInbox({ db, handlers, logger }: { db: Db; handlers: Record
       return inserted !== undefined;
     },
 
-    /** Processes one recorded event now (right after it was acknowledged). */
+    /**
+     * Processes one recorded event now (right after it was acknowledged), unless this node
+     * already processes `maxConcurrent` of them: then the poller takes it (it is durable), so
+     * a burst of events never fans out into unbounded processor reads and pool waits.
+     */
     async process(id: string): Promise<void> {
-      const claimed = await claim(id);
-      if (claimed) await run(claimed);
+      if (inFlight >= maxConcurrent) return;
+      inFlight++;
+      try {
+        const claimed = await claim(id);
+        if (claimed) await run(claimed);
+      } finally {
+        inFlight--;
+      }
+    },
+
+    /** Events by status, newest first (ties by id), for operators. */
+    async list(status: EventStatus, offset: number, limit: number) {
+      const base = filtered(status);
+      const [rows, total] = await Promise.all([
+        base.select(['id', 'type', 'account', 'received_at', 'processed_at', 'dead_at', 'attempts', 'next_attempt_at', 'last_error']).orderBy('received_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
+        base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: total.n };
+    },
+
+    /** Dead events put back in the queue (one, or all): due now, with a fresh set of attempts. */
+    async retry(id?: string): Promise<number> {
+      let q = db.updateTable('webhook_events').set({ dead_at: null, attempts: 0, next_attempt_at: sql`now()` }).where('dead_at', 'is not', null);
+      if (id) q = q.where('id', '=', id);
+      return Number((await q.executeTakeFirst()).numUpdatedRows);
+    },
+
+    async deadCount(): Promise<number> {
+      return (await filtered('dead').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n;
+    },
+
+    /**
+     * Deletes events processed more than `retentionDays` ago, oldest first, in rounds of
+     * PURGE_BATCH (no long statement, no big lock set); another node's rows are skipped.
+     */
+    async purgeProcessed(retentionDays: number, maxRounds = 20): Promise<number> {
+      let deleted = 0;
+      for (let round = 0; round < maxRounds; round++) {
+        const result = await sql`delete from webhook_events where ctid = any(array(
+            select ctid from webhook_events where processed_at < now() - make_interval(days => ${retentionDays})
+            order by processed_at limit ${PURGE_BATCH} for update skip locked))`.execute(db);
+        const n = Number(result.numAffectedRows ?? 0);
+        deleted += n;
+        if (n < PURGE_BATCH) break;
+      }
+      return deleted;
     },
 
     /** Processes every due event (retries, events left by a crash); returns how many. */
