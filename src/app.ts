@@ -72,6 +72,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? { loggerInstance: deps.logger }
       : { logger: deps.logger ?? { level: config.logLevel, redact: LOG_REDACT } }),
     bodyLimit: config.bodyLimitBytes,
+    // Off unless TRUST_PROXY says which proxies to believe: request.ip (and so every per-address
+    // rate limit) is then the client's address from X-Forwarded-For, not the load balancer's.
+    trustProxy: config.trustProxy,
     // A caller's X-Request-Id is kept when well formed, so its logs and ours join up.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

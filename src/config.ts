@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 
 /**
@@ -17,7 +18,13 @@ export interface Config {
   /** Admin bearer token; generated into `dataDir/admin-token` when unset. */
   adminToken: string | undefined;
   logLevel: string;
-  rateLimit: { max: number; windowMs: number; redisUrl: string | undefined };
+  rateLimit: RateLimitConfig;
+  /**
+   * Which proxies in front of the server to believe about the client's address
+   * (`X-Forwarded-For`), as Fastify's `trustProxy` takes it: none, all, or a list of proxy
+   * addresses and CIDR ranges. Per-address rate limits count `request.ip`.
+   */
+  trustProxy: boolean | string[];
   /** How long an Idempotency-Key is remembered. */
   idempotencyTtlHours: number;
   /** The webhook inbox: attempts before an event is parked as dead, events processed at once per node, retention of processed ones. */
@@ -37,6 +44,16 @@ export interface Config {
   manualPayoutMinCents: number;
   /** Where catalog exercise videos live: an exercise's `video_url` is this base + `/` + its slug. */
   exerciseVideoBaseUrl: string;
+}
+
+export interface RateLimitConfig {
+  /** Requests per window per creator, member or operator; per client address without a valid credential. */
+  max: number;
+  windowMs: number;
+  /** Shares the counters between API nodes. */
+  redisUrl: string | undefined;
+  /** Sign-ups per client address per hour. */
+  signupsPerHour: number;
 }
 
 export interface ProcessorConfig {
@@ -78,6 +95,46 @@ function processorFrom(env: NodeJS.ProcessEnv): ProcessorConfig {
   };
 }
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, a CIDR range (`10.0.0.0/8`, `fd00::/8`) or one of proxy-addr's names for address ranges. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: unset or `false` (clients connect directly), `true` (believe every proxy: only
+ * when nothing but the proxy can reach the server), or a comma-separated list of the proxies'
+ * addresses/CIDR ranges (the safe choice: a client cannot pose as one).
+ */
+function trustProxyFrom(env: NodeJS.ProcessEnv): Config['trustProxy'] {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(raw)) {
+    // Fastify 5 ignores a hop count (it trusts nothing then): a count cannot tell the load
+    // balancer from a client that connects directly and writes its own X-Forwarded-For.
+    throw new ConfigError(
+      `TRUST_PROXY does not take a number of hops ("${raw}"): Fastify ignores it, as a hop count cannot tell the load balancer from a client. ` +
+        'List the load balancer addresses or CIDR ranges instead (e.g. 10.0.0.0/8), or true if nothing but the load balancer can reach the server.',
+    );
+  }
+  const entries = raw.split(',').map((e) => e.trim());
+  const wrong = entries.find((e) => !isProxyAddress(e));
+  if (wrong !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY must be true, false, or a comma-separated list of the proxies' IP addresses or CIDR ranges ` +
+        `(e.g. 10.0.0.0/8,fd00::/8); "${wrong}" in "${raw}" is none of these. Leave it unset when clients connect to the server directly.`,
+    );
+  }
+  return entries;
+}
+
 function currencyFrom(env: NodeJS.ProcessEnv): string {
   const currency = (env.CURRENCY || 'brl').toLowerCase();
   if (!/^[a-z]{3}$/.test(currency)) throw new ConfigError(`CURRENCY must be a three-letter ISO code, got "${env.CURRENCY}"`);
@@ -112,7 +169,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       max: intFrom(env, 'RATE_LIMIT_MAX', 600, 1, 10_000_000),
       windowMs: intFrom(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
       redisUrl: env.REDIS_URL || undefined,
+      signupsPerHour: intFrom(env, 'RATE_LIMIT_SIGNUPS_PER_HOUR', 20, 1, 1_000_000),
     },
+    trustProxy: trustProxyFrom(env),
     idempotencyTtlHours: intFrom(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30),
     webhooks: {
       maxAttempts: intFrom(env, 'WEBHOOK_MAX_ATTEMPTS', 20, 1, 1000),

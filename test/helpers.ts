@@ -38,7 +38,7 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({});
-  return { ...base, rateLimit: { ...base.rateLimit, max: 1_000_000 }, ...overrides };
+  return { ...base, rateLimit: { ...base.rateLimit, max: 1_000_000, signupsPerHour: 1_000_000 }, ...overrides };
 }
 
 export async function buildTestApp(

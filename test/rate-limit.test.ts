@@ -1,54 +1,255 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createCreator, json, type TestApp } from './helpers.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { randomBase62 } from '../src/http/auth.js';
+import { signupLimitOf } from '../src/http/rate-limit.js';
+import { buildTestApp, createCreator, createMember, json, uniq, type TestApp } from './helpers.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { rateLimit: { max: 3, windowMs: 60_000, redisUrl: undefined } } });
+/**
+ * The general limit with a budget of 3 per minute, so tests stay fast. Each test builds its own
+ * app: the admin token that creates creators and the address that signs members up spend
+ * budgets of their own, which a shared app would run out of.
+ */
+const limited = (rateLimit: Partial<Config['rateLimit']> = {}) =>
+  buildTestApp({ config: { rateLimit: { max: 3, windowMs: 60_000, redisUrl: undefined, signupsPerHour: 1000, ...rateLimit } } });
+
+async function withApp(run: (t: TestApp) => Promise<void>, rateLimit?: Partial<Config['rateLimit']>) {
+  const t = await limited(rateLimit);
+  try {
+    await run(t);
+  } finally {
+    await t.close();
+  }
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const madeUpKey = () => `tribes_sk_${randomBase62(40)}`;
+const madeUpMemberToken = () => `tribes_mt_${randomBase62(40)}`;
+/** A distinct documentation-range (RFC 5737) address per call, so tests never share a per-address budget. */
+const address = () => `198.18.${crypto.randomInt(256)}.${crypto.randomInt(1, 255)}`;
+
+const get = (t: TestApp, url: string, headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
+  t.app.inject({ method: 'GET', url, headers, remoteAddress });
+const codes = (responses: Array<{ statusCode: number }>) => responses.map((r) => r.statusCode);
+
+describe('rate limiting per verified principal', () => {
+  it('answers 429 rate_limited with Retry-After once a creator spends its budget, and another creator keeps its own', () =>
+    withApp(async (t) => {
+      const a = await createCreator(t);
+      const b = await createCreator(t);
+      for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/communities', a.headers)).statusCode).toBe(200);
+      const refused = await get(t, '/api/v1/communities', a.headers);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(json(refused)).toMatchObject({ success: false, error: { code: 'rate_limited' } });
+      expect((await get(t, '/api/v1/communities', b.headers)).statusCode).toBe(200);
+    }));
+
+  it("counts a creator's requests per creator, whichever of its keys and addresses they come with", () =>
+    withApp(async (t) => {
+      const creator = await createCreator(t);
+      const issued = await t.app.inject({ method: 'POST', url: `/api/v1/admin/creators/${creator.id}/api-keys`, headers: bearer(t.adminToken) });
+      const secondKey = bearer(json(issued).data.api_key);
+      const responses = [
+        await get(t, '/api/v1/communities', creator.headers, address()),
+        await get(t, '/api/v1/communities', secondKey, address()),
+        await get(t, '/api/v1/communities', creator.headers, address()),
+        await get(t, '/api/v1/communities', secondKey, address()),
+      ];
+      expect(codes(responses)).toEqual([200, 200, 200, 429]);
+    }));
+
+  it("counts a member's requests per member, across its tokens (each login is a new one) and addresses", () =>
+    withApp(async (t) => {
+      const member = await createMember(t);
+      const login = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/member/login',
+        payload: { email: member.email, password: member.password },
+        remoteAddress: address(),
+      });
+      const secondToken = bearer(json(login).data.token);
+      const responses = [
+        await get(t, '/api/v1/member/me', member.headers, address()),
+        await get(t, '/api/v1/member/me', secondToken, address()),
+        await get(t, '/api/v1/member/me', member.headers, address()),
+        await get(t, '/api/v1/member/me', secondToken, address()),
+      ];
+      expect(codes(responses)).toEqual([200, 200, 200, 429]);
+    }));
+
+  it('gives members behind one address a budget each, apart from the budget of unauthenticated requests from it', () =>
+    withApp(async (t) => {
+      const shared = address();
+      const ana = await createMember(t);
+      const bia = await createMember(t);
+      for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/discover/communities', {}, shared)).statusCode).toBe(200);
+      expect((await get(t, '/api/v1/discover/communities', {}, shared)).statusCode).toBe(429);
+      for (const member of [ana, bia]) {
+        for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/member/me', member.headers, shared)).statusCode).toBe(200);
+      }
+    }));
 });
-afterAll(() => t.close());
 
-describe('rate limiting', () => {
-  it('answers 429 rate_limited with Retry-After once a key spends its budget, per key', async () => {
-    // Creating creators goes through the admin token's own budget.
-    const a = await createCreator(t);
-    const b = await createCreator(t);
-    const get = (headers: Record<string, string>) => t.app.inject({ method: 'GET', url: '/api/v1/communities', headers });
-    for (let i = 0; i < 3; i++) expect((await get(a.headers)).statusCode).toBe(200);
-    const limited = await get(a.headers);
-    expect(limited.statusCode).toBe(429);
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    expect(json(limited)).toMatchObject({ success: false, error: { code: 'rate_limited' } });
-    expect((await get(b.headers)).statusCode).toBe(200);
+describe('requests without a valid credential are counted per address', () => {
+  // Tests here build no tenant: each spends the budgets of addresses of its own on one app.
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await limited();
+  });
+  afterAll(() => t.close());
+
+  it('counts requests with a different made-up key each against their address, so guessing keys is limited', async () => {
+    const guesser = address();
+    const guesses = [
+      await get(t, '/api/v1/communities', bearer(madeUpKey()), guesser),
+      await get(t, '/api/v1/member/me', bearer(madeUpMemberToken()), guesser),
+      await get(t, '/api/v1/admin/creators/00000000-0000-4000-8000-000000000000/api-keys', bearer(randomBase62(32)), guesser),
+      await get(t, '/api/v1/communities', bearer(madeUpKey()), guesser),
+      await get(t, '/api/v1/member/me', bearer(madeUpMemberToken()), guesser),
+    ];
+    expect(codes(guesses)).toEqual([401, 401, 401, 429, 429]);
+    expect(json(guesses[3]!)).toMatchObject({ success: false, error: { code: 'rate_limited' } });
+    // Another address guesses on a budget of its own.
+    expect((await get(t, '/api/v1/communities', bearer(madeUpKey()), address())).statusCode).toBe(401);
   });
 
-  it('counts requests with unknown keys too, so keys cannot be guessed at full speed', async () => {
-    const guess = { authorization: `Bearer tribes_sk_${'G'.repeat(40)}` };
-    const codes = [];
-    for (let i = 0; i < 4; i++) codes.push((await t.app.inject({ method: 'GET', url: '/api/v1/communities', headers: guess })).statusCode);
-    expect(codes).toEqual([401, 401, 401, 429]);
+  it('gives a public route no fresh budget for a made-up bearer token per request', async () => {
+    const from = address();
+    const responses = [];
+    for (let i = 0; i < 5; i++) responses.push(await get(t, '/api/v1/discover/communities', bearer(madeUpKey()), from));
+    expect(codes(responses)).toEqual([200, 200, 200, 429, 429]);
   });
 
-  it('never limits health, readiness or metrics', async () => {
-    for (let i = 0; i < 6; i++) {
-      expect((await t.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
-      expect((await t.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
+  it('limits sign-ups with a made-up bearer token each per address, before any password is hashed', async () => {
+    const from = address();
+    const responses = [];
+    for (let i = 0; i < 5; i++) {
+      responses.push(
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/member/signup',
+          headers: bearer(madeUpMemberToken()),
+          payload: { name: 'Ana Costa', email: `ana-${uniq()}@example.com`, password: 'long enough pw' },
+          remoteAddress: from,
+        }),
+      );
     }
+    expect(codes(responses)).toEqual([201, 201, 201, 429, 429]);
+  });
+
+  it('counts IPv6 clients per /64 network, where a client can take a fresh address for every request', async () => {
+    const network = `2001:db8:${crypto.randomInt(0xffff).toString(16)}:7`;
+    const responses = [];
+    for (const host of ['::1', ':0:0:0:2', ':abcd::3', ':ffff:ffff:ffff:ffff']) {
+      responses.push(await get(t, '/api/v1/discover/communities', {}, `${network}${host}`));
+    }
+    expect(codes(responses)).toEqual([200, 200, 200, 429]);
+    expect((await get(t, '/api/v1/discover/communities', {}, `${network.replace(/:7$/, ':8')}::1`)).statusCode).toBe(200);
+  });
+
+  it('never limits health, readiness, metrics, the OpenAPI document or the docs page', async () => {
+    for (let i = 0; i < 6; i++) {
+      for (const url of ['/health', '/ready', '/metrics', '/openapi.json', '/docs']) {
+        const res = await get(t, url, i % 2 ? bearer(madeUpKey()) : {});
+        expect(res.statusCode, url).toBeLessThan(400);
+      }
+    }
+  });
+});
+
+describe('wrong credentials and junk, against tenants of their own', () => {
+  it('refuses an address that spent its budget on wrong keys even with a right key until its window ends, so a right guess looks like a wrong one', () =>
+    withApp(async (t) => {
+      const creator = await createCreator(t);
+      const guesser = address();
+      for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/communities', bearer(madeUpKey()), guesser)).statusCode).toBe(401);
+      const right = await get(t, '/api/v1/communities', creator.headers, guesser);
+      expect(right.statusCode).toBe(429);
+      expect(Number(right.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(right.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect((await get(t, '/api/v1/communities', creator.headers, address())).statusCode).toBe(200);
+    }));
+
+  it("cannot evict a creator's counter with junk keys or junk addresses, however many", () =>
+    withApp(async (t) => {
+      const creator = await createCreator(t);
+      for (let i = 0; i < 2; i++) expect((await get(t, '/api/v1/communities', creator.headers)).statusCode).toBe(200);
+      // More than @fastify/rate-limit's default in-memory store holds (5,000 counters): keys never
+      // get a counter of their own, and addresses never share the creators' and members' store.
+      const junkFrom = address();
+      for (let i = 0; i < 6000; i++) await get(t, '/api/v1/communities', bearer(madeUpKey()), junkFrom);
+      for (let i = 0; i < 6000; i++) await get(t, '/api/v1/communities', {}, `10.${i >> 8}.${i & 255}.1`);
+      expect(codes([await get(t, '/api/v1/communities', creator.headers), await get(t, '/api/v1/communities', creator.headers)])).toEqual([200, 429]);
+    }));
+});
+
+describe('sign-up limit per address', () => {
+  it('limits sign-ups per address per hour, each attempt counting, while a known e-mail still answers 409 within it', () =>
+    withApp(
+      async (t) => {
+        const from = address();
+        const signup = (email: string, remoteAddress = from) =>
+          t.app.inject({ method: 'POST', url: '/api/v1/member/signup', payload: { name: 'Ana Costa', email, password: 'long enough pw' }, remoteAddress });
+        const email = `ana-${uniq()}@example.com`;
+        const answers = [await signup(email), await signup(email), await signup(`bia-${uniq()}@example.com`)];
+        expect(codes(answers)).toEqual([201, 409, 201]);
+        expect(json(answers[1]!).error.code).toBe('email_taken');
+        const refused = await signup(`caio-${uniq()}@example.com`);
+        expect(refused.statusCode).toBe(429);
+        expect(json(refused).error.code).toBe('rate_limited');
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThan(60);
+        expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(3600);
+        expect((await signup(`caio-${uniq()}@example.com`, address())).statusCode).toBe(201);
+      },
+      { max: 1000, signupsPerHour: 3 },
+    ));
+
+  it('allows 20 sign-ups per address per hour by default, whatever the general budget; RATE_LIMIT_SIGNUPS_PER_HOUR sets it', async () => {
+    const t = await buildTestApp({ config: { rateLimit: loadConfig({}).rateLimit } });
+    try {
+      expect(t.app.rateLimits.signupPerAddress).toEqual({ max: 20, windowMs: 3_600_000 });
+    } finally {
+      await t.close();
+    }
+    expect(signupLimitOf(loadConfig({ RATE_LIMIT_SIGNUPS_PER_HOUR: '5', RATE_LIMIT_MAX: '6000' }).rateLimit).max).toBe(5);
+    expect(signupLimitOf(loadConfig({ RATE_LIMIT_MAX: '60' }).rateLimit).max).toBe(20);
   });
 });
 
 const redisUrl = process.env.TEST_REDIS_URL;
 describe.runIf(redisUrl)('rate limiting shared through Redis', () => {
-  it('spends one budget across two API nodes', async () => {
-    const config = { rateLimit: { max: 4, windowMs: 60_000, redisUrl } };
+  // Every test uses fresh creators and addresses, so counters left in Redis by earlier runs never matter.
+  const config = { rateLimit: { max: 4, windowMs: 60_000, redisUrl, signupsPerHour: 1000 } };
+
+  it("spends one creator's budget across two API nodes", async () => {
     const node1 = await buildTestApp({ config });
-    const node2 = await buildTestApp({ config, database: undefined });
+    // The second node shares the first one's database, as nodes behind a load balancer do.
+    const node2 = await buildTestApp({ config, database: node1.database });
     try {
       const creator = await createCreator(node1);
-      const get = (t: TestApp) => t.app.inject({ method: 'GET', url: '/api/v1/communities', headers: creator.headers });
-      // node2 has its own database copy on PGlite, so the key is unknown there (401) — still counted.
-      const codes = [await get(node1), await get(node2), await get(node1), await get(node2), await get(node1)].map((r) => r.statusCode);
-      expect(codes.slice(0, 4).every((c) => c !== 429)).toBe(true);
-      expect(codes[4]).toBe(429);
+      const list = (t: TestApp) => get(t, '/api/v1/communities', creator.headers, address());
+      expect(codes([await list(node1), await list(node2), await list(node1), await list(node2), await list(node1), await list(node2)])).toEqual([
+        200, 200, 200, 200, 429, 429,
+      ]);
+    } finally {
+      await node2.app.close();
+      await node2.simulator.close();
+      await node1.close();
+    }
+  });
+
+  it('counts made-up keys from one address across nodes; a node that has not seen the budget spent lets one more through', async () => {
+    const node1 = await buildTestApp({ config });
+    const node2 = await buildTestApp({ config });
+    try {
+      const guesser = address();
+      const guess = (t: TestApp) => get(t, '/api/v1/communities', bearer(madeUpKey()), guesser);
+      const answers = [await guess(node1), await guess(node2), await guess(node1), await guess(node2), await guess(node2), await guess(node1), await guess(node1)];
+      // The fourth failure is node2's: it sees the budget spent and refuses from then on;
+      // node1 learns it from its own next failure.
+      expect(codes(answers)).toEqual([401, 401, 401, 401, 429, 401, 429]);
     } finally {
       await node1.close();
       await node2.close();

@@ -11,7 +11,7 @@ Conventions (the same on every route):
 - Unknown body or query fields are rejected (400). Bodies are JSON (415 otherwise), at most 1 MiB (413).
 - Another creator's resource is 404, exactly like one that does not exist.
 - Every POST accepts \`Idempotency-Key\`: the same key and body within 24 h replays the first response byte for byte (with \`Idempotent-Replayed: true\`); another body is 409 \`idempotency_key_reused\`. The answer is stored in the same database transaction as the request's effect, so after any failure (a crash, a timeout, a 5xx) a retry with the same key either replays the answer or executes once. A request sent while another with the same key is still running waits for it and replays its answer. Routes that call the payment processor pass it a key derived from yours, so a retry never makes a second refund, payout, price, checkout session or account there. A 5xx stores nothing: retry it with the same key.
-- Rate limit per API key: 429 \`rate_limited\` with \`Retry-After\` (seconds).
+- Rate limit per creator, member or operator (per client address without a valid credential): 429 \`rate_limited\` with \`Retry-After\` (seconds).
 - Money is integer cents in fields ending \`_cents\`. Ids are UUIDs: v7 (time-ordered), or for a row created by a keyed processor request, v8 derived from the key (so a retry creates the same row). Timestamps are ISO 8601 UTC.
 - Every response carries \`X-Request-Id\` (yours, if you send a well-formed one).`;
 

@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerToken, sha256 } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
+import { clientAddress, type Limit } from '../../http/rate-limit.js';
 import { authErrors, conflictError, errorResponse, Ok } from '../../http/schemas.js';
 import { memberOf } from './member-auth.js';
 import { LoggedOut, LoginBody, Member, memberAuthErrors, MemberSession, memberSecurity, SignupBody } from './members.schemas.js';
@@ -9,10 +10,6 @@ import type { MembersService } from './members.service.js';
 
 const tags = ['Members'];
 
-export interface Limit {
-  max: number;
-  windowMs: number;
-}
 export interface LoginLimits {
   /** Guesses at one account, from anywhere. */
   perEmail: Limit;
@@ -42,10 +39,12 @@ const ignoreIdempotencyKey = async (request: FastifyRequest) => {
   delete request.headers['idempotency-key'];
 };
 
+const retryAfterOf = (ttlsMs: number[]) => Math.max(1, Math.ceil(Math.max(...ttlsMs) / 1000));
+
 /**
  * Login limits per e-mail and per address, counted by @fastify/rate-limit's store (Redis
- * when configured). createRateLimit, not rateLimit: the root hook has already marked the
- * request as limited, and rateLimit() skips a request it has seen.
+ * when configured), beside the general per-address limit every request without a credential
+ * spends (src/http/rate-limit.ts).
  */
 function loginLimiter(app: FastifyInstance, limits: LoginLimits) {
   const emailOf = (request: FastifyRequest) => String((request.body as { email?: unknown } | undefined)?.email ?? '').trim().toLowerCase();
@@ -56,36 +55,60 @@ function loginLimiter(app: FastifyInstance, limits: LoginLimits) {
       // A digest, so the counter store never holds e-mail addresses.
       keyGenerator: (request) => `member-login:email:${sha256(emailOf(request)).toString('base64url')}`,
     }),
-    app.createRateLimit({ max: limits.perIp.max, timeWindow: limits.perIp.windowMs, keyGenerator: (request) => `member-login:ip:${request.ip}` }),
+    app.createRateLimit({ max: limits.perIp.max, timeWindow: limits.perIp.windowMs, keyGenerator: (request) => `member-login:ip:${clientAddress(request)}` }),
   ];
   return async (request: FastifyRequest) => {
     // Both counters move on every attempt, so hitting one limit does not pause the other.
     const results = await Promise.all(checks.map((check) => check(request)));
     const ttls = results.flatMap((r) => (!r.isAllowed && r.isExceeded ? [r.ttl] : []));
     if (ttls.length === 0) return;
-    const retryAfter = Math.max(1, Math.ceil(Math.max(...ttls) / 1000));
+    const retryAfter = retryAfterOf(ttls);
     throw new AppError('rate_limited', `Too many login attempts for this e-mail or from this address. Retry after ${retryAfter} seconds.`, undefined, {
       'Retry-After': String(retryAfter),
     });
   };
 }
 
+/**
+ * Sign-ups per address: each one that gets past validation costs a scrypt (about 100 ms of CPU
+ * and 32 MiB) and may answer 409 for a known e-mail, so both the CPU and what sign-up tells
+ * about which e-mails have accounts are limited per address. Counted before the handler runs.
+ */
+function signupLimiter(app: FastifyInstance, limit: Limit) {
+  const check = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs, keyGenerator: (request) => `member-signup:ip:${clientAddress(request)}` });
+  return async (request: FastifyRequest) => {
+    const result = await check(request);
+    if (result.isAllowed || !result.isExceeded) return;
+    const retryAfter = retryAfterOf([result.ttl]);
+    throw new AppError('rate_limited', `Too many sign-ups from this address. Retry after ${retryAfter} seconds.`, undefined, {
+      'Retry-After': String(retryAfter),
+    });
+  };
+}
+
 /** Sign-up and login: public, they hand out the token every other member route needs. */
-export function memberPublicRoutes(service: MembersService, opts: { loginLimits?: LoginLimits } = {}): FastifyPluginAsyncTypebox {
+export function memberPublicRoutes(
+  service: MembersService,
+  opts: { loginLimits?: LoginLimits; /** Default: as configured (RATE_LIMIT_SIGNUPS_PER_HOUR). */ signupLimit?: Limit } = {},
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     const limits = opts.loginLimits ?? DEFAULT_LOGIN_LIMITS;
     const limitLogin = loginLimiter(app, limits);
+    const signupLimit = opts.signupLimit ?? app.rateLimits.signupPerAddress;
+    const limitSignup = signupLimiter(app, signupLimit);
 
     app.post(
       '/signup',
       {
         onRequest: ignoreIdempotencyKey,
+        preHandler: limitSignup,
         schema: {
           tags,
           security: [],
           summary: 'Sign up as a member',
           description:
             'Creates a member account and logs it in: answers the member and a bearer token (`tribes_mt_...`, valid 30 days). The e-mail is unique case-insensitively (409 `email_taken`, log in instead); the password has 10 to 200 characters.' +
+            ` At most ${signupLimit.max} sign-ups per address every ${signupLimit.windowMs / 60_000} minutes, each attempt counting, a 409 too (429 with \`Retry-After\`).` +
             IDEMPOTENCY_NOTE,
           body: SignupBody,
           response: { 201: Ok(MemberSession), ...publicErrors, ...conflictError('An account with this e-mail exists.') },
