@@ -1,5 +1,6 @@
 import type Stripe from 'stripe';
 import { AppError } from '../http/errors.js';
+import { all } from './lists.js';
 import { guarded } from './processor.js';
 
 /** The platform's cut of every charge, as the processor takes it (DESIGN §7). */
@@ -55,16 +56,10 @@ export function createBillingCalls(stripe: Stripe) {
     },
 
     /** Every subscription of the account, any status (reconciliation). */
-    async *allSubscriptions(account: string): AsyncGenerator<Stripe.Subscription> {
-      let startingAfter: string | undefined;
-      for (;;) {
-        const page = await guarded('list subscriptions', () =>
-          stripe.subscriptions.list({ status: 'all', limit: 100, ...(startingAfter ? { starting_after: startingAfter } : {}) }, { stripeAccount: account }),
-        );
-        yield* page.data;
-        if (!page.has_more || page.data.length === 0) return;
-        startingAfter = page.data[page.data.length - 1]!.id;
-      }
+    allSubscriptions(account: string): AsyncGenerator<Stripe.Subscription> {
+      return all('list subscriptions', (after) =>
+        stripe.subscriptions.list({ status: 'all', limit: 100, ...(after ? { starting_after: after } : {}) }, { stripeAccount: account }),
+      );
     },
 
     async setCancelAtPeriodEnd(account: string, id: string, cancelAtPeriodEnd: boolean, idempotencyKey?: string) {
@@ -119,16 +114,10 @@ export function createBillingCalls(stripe: Stripe) {
     },
 
     /** Every paid invoice of the account (reconciliation). */
-    async *paidInvoices(account: string): AsyncGenerator<Stripe.Invoice> {
-      let startingAfter: string | undefined;
-      for (;;) {
-        const page = await guarded('list invoices', () =>
-          stripe.invoices.list({ status: 'paid', limit: 100, ...(startingAfter ? { starting_after: startingAfter } : {}) }, { stripeAccount: account }),
-        );
-        yield* page.data;
-        if (!page.has_more || page.data.length === 0) return;
-        startingAfter = page.data[page.data.length - 1]!.id!;
-      }
+    paidInvoices(account: string): AsyncGenerator<Stripe.Invoice> {
+      return all('list invoices', (after) =>
+        stripe.invoices.list({ status: 'paid', limit: 100, ...(after ? { starting_after: after } : {}) }, { stripeAccount: account }),
+      );
     },
 
     async refundsOfPayment(account: string, paymentIntent: string) {

@@ -1,20 +1,7 @@
 import type Stripe from 'stripe';
 import { AppError } from '../http/errors.js';
+import { all } from './lists.js';
 import { guarded } from './processor.js';
-
-/** Every item of a Stripe list on a connected account, page by page. */
-async function* all<T extends { id: string }>(
-  what: string,
-  page: (startingAfter: string | undefined) => Promise<Stripe.ApiList<T>>,
-): AsyncGenerator<T> {
-  let startingAfter: string | undefined;
-  for (;;) {
-    const list = await guarded(what, () => page(startingAfter));
-    yield* list.data;
-    if (!list.has_more || list.data.length === 0) return;
-    startingAfter = list.data[list.data.length - 1]!.id;
-  }
-}
 
 /** Processor calls of the money-out side: balance, balance transactions, payouts. */
 export function createPayoutCalls(stripe: Stripe) {

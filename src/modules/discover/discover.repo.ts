@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/tx.js';
 import type { CommunityCategory } from '../../db/types.js';
+import { containsPattern } from '../../db/like.js';
 
 export interface DiscoverFilter {
   category?: CommunityCategory;
@@ -8,7 +9,6 @@ export interface DiscoverFilter {
 }
 
 /** `%`, `_` and the escape character itself match literally in a search text. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * Public discovery: the one read across every creator, so it is not scoped by creator_id.
@@ -20,7 +20,7 @@ export function createDiscoverRepo(db: Executor) {
     let q = trx.selectFrom('communities as c').where(sql<boolean>`c.status = 'active' and c.is_public`);
     if (filter.category) q = q.where('c.category', '=', filter.category);
     if (filter.q) {
-      const pattern = likePattern(filter.q);
+      const pattern = containsPattern(filter.q);
       q = q.where((eb) => eb.or([eb('c.name', 'ilike', pattern), eb('c.description', 'ilike', pattern)]));
     }
     return q;

@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../db/tx.js';
 import type { Database } from '../../db/types.js';
 import { LIVE_STATUSES } from '../programs/access.js';
+import { containsPattern } from '../../db/like.js';
 
 export interface ExerciseFilter {
   muscleGroup?: string;
@@ -30,7 +31,6 @@ export type Viewer = { creatorId: string } | { memberId: string };
 const visibleTo = (viewer: Viewer) => ('creatorId' in viewer ? visibleToCreator(viewer.creatorId) : visibleToMember(viewer.memberId));
 
 // LIKE metacharacters in a search are literal text.
-const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Exercises: the shared catalog is readable by all; a creator's own rows only by that creator (and their members). */
 export function createExercisesRepo(db: Executor) {
@@ -40,7 +40,7 @@ export function createExercisesRepo(db: Executor) {
     if (f.kind) q = q.where('kind', '=', f.kind as 'weighted');
     if (f.equipment) q = q.where(sql<boolean>`${f.equipment} = any(equipment)`);
     if (f.q) {
-      const pattern = likePattern(f.q);
+      const pattern = containsPattern(f.q);
       q = q.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('name_pt', 'ilike', pattern)]));
     }
     return q;
