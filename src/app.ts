@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { registerFeatures } from './features.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -23,6 +23,7 @@ import { Balance, Payout } from './modules/payouts/payouts.schemas.js';
 import { Refund, Subscription } from './modules/subscriptions/subscriptions.schemas.js';
 import { Exercise } from './modules/exercises/exercises.schemas.js';
 import { Program, ProgramDetail, Workout } from './modules/programs/programs.schemas.js';
+import { WebhookEvent } from './modules/webhooks/webhook-events.schemas.js';
 import { CreatedWorkoutLog, WorkoutLog } from './modules/workout-logs/workout-logs.schemas.js';
 
 declare module 'fastify' {
@@ -81,10 +82,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     },
     return503OnClosing: true,
+    // The router's own failures (a malformed escape, an over-long path segment) in our envelope.
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
-  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent]) app.addSchema(schema);
 
   // JSON only. An empty body counts as no body (clients send Content-Type on bodiless POSTs).
   app.removeAllContentTypeParsers();

@@ -1,7 +1,11 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { translateDatabaseError } from '../db/errors.js';
 import { AppError, type ErrorDetail } from './errors.js';
 import { answerTakenKey, KeyTaken } from './idempotency.js';
+import { MAX_PAGE, PAGE_TOO_DEEP } from './pagination.js';
 
 interface AjvError {
   instancePath: string;
@@ -30,6 +34,9 @@ function messageOf(err: AjvError): string {
       return `must be one of: ${(err.params.allowedValues as unknown[]).join(', ')}`;
     case 'const':
       return `must be ${JSON.stringify(err.params.allowedValue)}`;
+    case 'maximum':
+      // Every list's page: say the bound, and the way to what lies beyond it.
+      return err.instancePath === '/page' && err.params.limit === MAX_PAGE ? PAGE_TOO_DEEP : (err.message ?? 'is too large');
     default:
       return err.message ?? 'is invalid';
   }
@@ -91,7 +98,76 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   });
 }
 
+const internalError = (request: FastifyRequest) =>
+  new AppError('internal_error', `Something went wrong on our side. Quote request id ${request.id} when reporting it.`);
+
+/**
+ * Fastify's `frameworkErrors`: failures of the router itself, before any route (and so any
+ * hook) runs. Without it they answer Fastify's own body; X-Request-Id is set here because
+ * the onSend hook that sets it elsewhere does not run for them.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      void sendError(reply, new AppError('validation_error', 'The URL path has a malformed percent-escape, or one that is not UTF-8: encode each path segment with encodeURIComponent.'));
+      return;
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      void sendError(reply, new AppError('uri_too_long', 'A path segment is longer than the server accepts; every id in this API is a 36-character UUID.'));
+      return;
+  }
+  request.log.error({ err: error }, 'unhandled framework error');
+  void sendError(reply, toAppError(error) ?? internalError(request));
+}
+
+/** What Node's HTTP parser refused, with the statuses Node itself would answer. */
+function fromClientError(err: NodeJS.ErrnoException): AppError {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('request_header_fields_too_large', `The request line and headers are over ${http.maxHeaderSize} bytes; send fewer or shorter headers.`);
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new AppError('payload_too_large', 'The chunk extensions of the request body are too large.');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError('request_timeout', 'The request did not arrive in time; send it again.');
+    default:
+      return new AppError('bad_request', 'The request is not valid HTTP/1.1.');
+  }
+}
+
+/**
+ * The HTTP server's `clientError`: a request Node could not parse (headers over its limit, a
+ * malformed request line) is answered by Node before Fastify sees it. The answer is the error
+ * envelope, written straight to the socket, which then closes. A peer that is gone (reset, or
+ * its socket no longer writable) gets nothing, and a reset is not worth a log line.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log?: FastifyBaseLogger): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // A response already under way on this connection (keep-alive) must not be cut into.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!inFlight?.headersSent) {
+    const error = fromClientError(err);
+    const body = JSON.stringify({ success: false, error: { code: error.code, message: error.message } });
+    socket.write(
+      `HTTP/1.1 ${error.statusCode} ${http.STATUS_CODES[error.statusCode]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${crypto.randomUUID()}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  log?.debug({ err }, 'client error');
+  socket.destroy();
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
+  // Fastify registers a clientError listener of its own (its own body); ours replaces it.
+  app.server.removeAllListeners('clientError');
+  app.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, app.log));
+
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof KeyTaken) {
       // The effect was rolled back: another request with this key answered first.
@@ -108,10 +184,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     // A bug. Log everything, show nothing internal: the request id is the way to find it.
     request.log.error({ err }, 'unhandled error');
-    return sendError(
-      reply,
-      new AppError('internal_error', `Something went wrong on our side. Quote request id ${request.id} when reporting it.`),
-    );
+    return sendError(reply, internalError(request));
   });
 
   app.setNotFoundHandler((request, reply) =>

@@ -4,12 +4,15 @@
  */
 export const STATUS_BY_CODE = {
   validation_error: 400,
+  /** A request Node's HTTP parser refused (malformed request line, header or framing). */
+  bad_request: 400,
   invalid_json: 400,
   invalid_signature: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   slug_taken: 409,
   email_taken: 409,
@@ -21,6 +24,8 @@ export const STATUS_BY_CODE = {
   idempotency_key_reused: 409,
   idempotency_key_in_use: 409,
   payload_too_large: 413,
+  /** A path segment longer than the router accepts (every id here is a 36-character UUID). */
+  uri_too_long: 414,
   unsupported_media_type: 415,
   unprocessable: 422,
   amount_exceeds_refundable: 422,
@@ -28,6 +33,7 @@ export const STATUS_BY_CODE = {
   insufficient_balance: 422,
   amount_below_minimum: 422,
   rate_limited: 429,
+  request_header_fields_too_large: 431,
   internal_error: 500,
   processor_error: 502,
   service_unavailable: 503,

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES } from './errors.js';
+import { MAX_PAGE } from './pagination.js';
 
 /** Shared schema pieces; every route builds its OpenAPI from these. */
 
@@ -9,7 +10,12 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
 export const PaginationQuery = {
-  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1.' }),
+  page: Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE,
+    default: 1,
+    description: `Page number, from 1 to ${MAX_PAGE.toLocaleString('en-US')}; to reach items beyond that, narrow the list with its filters.`,
+  }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' }),
 };
 

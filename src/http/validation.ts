@@ -19,6 +19,21 @@ function makeAjv(coerceTypes: false | 'array'): Ajv {
   return ajv;
 }
 
+/** A NUL (PostgreSQL text cannot hold one) or an unpaired UTF-16 surrogate (not Unicode: neither the database nor the processor takes it). */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
+const UNSTORABLE = /\u0000|\p{Cs}/u;
+
+/** The dotted path of the first string in `value` that cannot be stored, or undefined. Iterative: bodies may nest thousands deep. */
+function unstorableText(value: unknown): string | undefined {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string' && UNSTORABLE.test(v)) return path;
+    if (v && typeof v === 'object') for (const [k, child] of Object.entries(v)) stack.push([child, path ? `${path}.${k}` : k]);
+  }
+  return undefined;
+}
+
 /**
  * JSON bodies are validated as sent: `"price_cents": "100"` is a type error, not a number.
  * Query strings and path segments are text by nature, so there numbers and booleans are
@@ -28,6 +43,18 @@ export function registerValidation(app: FastifyInstance): void {
   const bodyAjv = makeAjv(false);
   const textAjv = makeAjv('array');
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+
+  // Text the database or the processor cannot take is refused here, whichever route it
+  // is sent to, rather than failing (a 500, or a 502 after the processor was called) later.
+  app.addHook('preValidation', async (request) => {
+    for (const [where, value] of [['body', request.body], ['query string', request.query], ['path', request.params]] as const) {
+      const field = unstorableText(value);
+      if (field === undefined) continue;
+      throw new AppError('validation_error', `The ${where} has text with a NUL character or an unpaired UTF-16 surrogate.`, [
+        { field, message: 'must not contain NUL characters or unpaired surrogates' },
+      ]);
+    }
+  });
 
   // A route that takes no body refuses one rather than ignoring it: a client sending
   // fields there has misunderstood the endpoint and should be told.

@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminAuth } from '../../http/auth.js';
-import { authErrors, errorResponse, IdParams, notFoundError, Ok } from '../../http/schemas.js';
+import { authErrors, conflictError, errorResponse, IdParams, Ok } from '../../http/schemas.js';
 import type { PayoutsService } from './payouts.service.js';
 
 const Cents = Type.Integer();
@@ -34,7 +34,8 @@ export function ledgerRoutes(service: PayoutsService, adminToken: string): Fasti
               }),
             ),
             ...authErrors,
-            ...notFoundError,
+            404: errorResponse('No creator with this id.'),
+            ...conflictError('The creator has no payment processor account.'),
             502: errorResponse('The payment processor failed; retry.'),
           },
         },

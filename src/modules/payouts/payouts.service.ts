@@ -39,7 +39,9 @@ export function createPayoutsService(deps: { db: Db; processor: Processor; payou
       .select(['processor_account_id', 'payout_schedule', 'payout_schedule_anchor'])
       .where('id', '=', creatorId)
       .executeTakeFirst();
-    if (!creator?.processor_account_id) throw new AppError('conflict', 'This creator has no payment processor account.');
+    // Only the operator's ledger route can name a creator that does not exist: that is a 404.
+    if (!creator) throw notFound('Creator');
+    if (!creator.processor_account_id) throw new AppError('conflict', 'This creator has no payment processor account.');
     let { payout_schedule: interval, payout_schedule_anchor: anchor } = creator;
     if (!interval) {
       const schedule = (await processor.retrieveAccount(creator.processor_account_id)).settings?.payouts?.schedule;

@@ -1,29 +1,14 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminAuth } from '../../http/auth.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
-import { authErrors, notFoundError, Ok, OkList, PaginationQuery, Timestamp } from '../../http/schemas.js';
+import { authErrors, notFoundError, Ok, OkList, PaginationQuery } from '../../http/schemas.js';
 import { iso, isoOrNull } from '../../db/tx.js';
 import { AppError } from '../../http/errors.js';
 import type { Inbox } from './inbox.js';
+import { WebhookEvent } from './webhook-events.schemas.js';
 
 const tags = ['Admin'];
 const security = [{ adminToken: [] }];
-
-const WebhookEvent = Type.Object(
-  {
-    id: Type.String({ description: "The processor's event id." }),
-    type: Type.String(),
-    account: Type.Union([Type.String(), Type.Null()], { description: 'The connected account the event is about.' }),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('processed'), Type.Literal('dead')]),
-    attempts: Type.Integer(),
-    last_error: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed.' }),
-    received_at: Timestamp,
-    next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'When a pending event is tried next; null once processed or dead.' }),
-    processed_at: Type.Union([Timestamp, Type.Null()]),
-    dead_at: Type.Union([Timestamp, Type.Null()], { description: 'When the event was parked after its last allowed attempt.' }),
-  },
-  { $id: 'WebhookEvent', title: 'WebhookEvent' },
-);
 
 /**
  * The operator's view of the webhook inbox: what is pending, processed, or dead (parked
@@ -32,7 +17,6 @@ const WebhookEvent = Type.Object(
 export function webhookEventsRoutes(inbox: Inbox, adminToken: string): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onRequest', adminAuth(adminToken));
-    app.addSchema(WebhookEvent);
 
     app.get(
       '/webhook-events',
