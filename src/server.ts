@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { buildApp, LOG_REDACT } from './app.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/open.js';
+import { seedExerciseCatalog } from './modules/exercises/seed.js';
 import { resolveAdminToken } from './http/admin-token.js';
 import { gracefulShutdown } from './http/shutdown.js';
 import { createProcessor, createStripeClient } from './processor/processor.js';
@@ -13,6 +14,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel, redact: LOG_REDACT });
   const database = await openDatabase(config, logger);
+  // The exercise catalog's source of truth is code (catalog.data.ts): upserted on every start.
+  await seedExerciseCatalog(database.db);
   const adminToken = resolveAdminToken(config.adminToken, config.dataDir, logger);
 
   // The simulator runs in this process by default, on the same database (its own schema),

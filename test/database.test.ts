@@ -2,7 +2,7 @@ import net from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectPostgres } from '../src/db/client.js';
-import { translateDatabaseError } from '../src/db/errors.js';
+import { toAppError } from '../src/http/error-handler.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { buildTestApp, json, openTestDatabase } from './helpers.js';
 
@@ -50,7 +50,7 @@ describe.runIf(postgresUrl)('migrations on a PostgreSQL server', () => {
     const slow = connectPostgres({ url: postgresUrl!, poolMax: 1, statementTimeoutMs: 100 });
     try {
       const err = await sql`select pg_sleep(2)`.execute(slow.db).catch((e: unknown) => e);
-      expect(translateDatabaseError(err)?.code).toBe('service_unavailable');
+      expect(toAppError(err)?.code).toBe('service_unavailable');
     } finally {
       await slow.close();
     }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toAppError } from '../src/http/error-handler.js';
 import { processorFailure, wasReplayed } from '../src/processor/processor.js';
 import { advanceDays, eventually, subscribe, type Subscribed } from './billing-kit.js';
 import { buildTestApp, createCommunity, createCreator, createMember, createTier, json, uniq, type TestApp, type TestCreator } from './helpers.js';
@@ -177,11 +178,11 @@ describe('processor answers', () => {
 
 describe('processor failures', () => {
   it('say that nothing changed only when the processor refused', () => {
-    expect(processorFailure('refund the payment', { type: 'StripeInvalidRequestError', statusCode: 400, message: 'No such charge' }).message).toBe(
+    expect(toAppError(processorFailure('refund the payment', { type: 'StripeInvalidRequestError', statusCode: 400, message: 'No such charge' }))?.message).toBe(
       'The payment processor refused to refund the payment: No such charge. Nothing was changed.',
     );
     for (const unknown of [{ type: 'StripeConnectionError', message: 'Request aborted due to timeout being reached' }, { type: 'StripeAPIError', statusCode: 500 }]) {
-      const message = processorFailure('refund the payment', unknown).message;
+      const message = toAppError(processorFailure('refund the payment', unknown))!.message;
       expect(message).toContain('may have done it');
       expect(message).not.toContain('Nothing was changed');
     }

@@ -1,4 +1,4 @@
-import { translateDatabaseError } from './errors.js';
+import { databaseFailure } from './errors.js';
 
 /**
  * Group commit for a hot statement: requests that arrive while earlier ones are at the
@@ -96,7 +96,7 @@ export function createCombiner<I, O>(opts: CombinerOptions<I, O>): Combiner<I, O
       const results = await opts.run(batch.map((w) => w.item));
       batch.forEach((w, i) => w.resolve(results[i]!));
     } catch (err) {
-      if (batch.length === 1 || translateDatabaseError(err)) return batch.forEach((w) => w.reject(err));
+      if (batch.length === 1 || databaseFailure(err)) return batch.forEach((w) => w.reject(err));
       // Alone, each item gets its own answer or its own error.
       await Promise.all(
         batch.map((w) =>

@@ -1,8 +1,7 @@
-import { AppError } from '../http/errors.js';
-
 /**
- * PostgreSQL and driver failures, translated once. Connection-level failures (server down,
- * restarting, unreachable) become 503 so clients retry; everything else stays a bug (500).
+ * PostgreSQL and driver failures, classified once (the HTTP layer maps them to statuses):
+ * connection-level failures (server down, restarting, unreachable) and statement timeouts
+ * are the database's; everything else is a bug of ours.
  */
 const UNAVAILABLE_SQLSTATES = new Set([
   '57P01', // admin_shutdown
@@ -30,15 +29,14 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return false;
 }
 
-/** The AppError a raw database error stands for, or undefined when it is a genuine bug. */
-export function translateDatabaseError(err: unknown): AppError | undefined {
-  if (isDatabaseUnavailable(err)) {
-    return new AppError('service_unavailable', 'The database is unavailable; retry shortly.', undefined, { 'Retry-After': '5' });
-  }
-  const e = err as PgLikeError | undefined;
-  if (e?.code === '57014') {
-    return new AppError('service_unavailable', 'The database took too long to answer; retry shortly.', undefined, { 'Retry-After': '5' });
-  }
+/**
+ * What a raw database error says about the database rather than the query: unreachable
+ * (down, restarting, out of connections) or too slow (the statement timeout). Undefined for
+ * anything else, which is a genuine bug. The HTTP layer answers both with 503.
+ */
+export function databaseFailure(err: unknown): 'unavailable' | 'timeout' | undefined {
+  if (isDatabaseUnavailable(err)) return 'unavailable';
+  if ((err as PgLikeError | undefined)?.code === '57014') return 'timeout';
   return undefined;
 }
 

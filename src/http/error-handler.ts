@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { translateDatabaseError } from '../db/errors.js';
+import { databaseFailure } from '../db/errors.js';
+import { ProcessorDeclined, ProcessorFailure } from '../processor/errors.js';
 import { AppError, type ErrorDetail } from './errors.js';
 import { answerTakenKey, KeyTaken } from './idempotency.js';
 import { MAX_PAGE, PAGE_TOO_DEEP } from './pagination.js';
@@ -85,9 +86,56 @@ function fromFastify(err: FastifyError): AppError | undefined {
   return undefined;
 }
 
+/**
+ * The payment processor's failures: 502 when it refused or did not answer (saying which, since
+ * only a refusal means nothing changed); its business refusals in the API's own codes.
+ */
+function fromProcessor(err: unknown): AppError | undefined {
+  if (err instanceof ProcessorFailure) {
+    if (err.outcome === 'key_reused') {
+      return new AppError(
+        'idempotency_key_reused',
+        'The payment processor already acted on this Idempotency-Key for a request with other details (what it refers to changed since). Use a new key for a new request.',
+      );
+    }
+    if (err.outcome === 'refused') {
+      return new AppError('processor_error', `The payment processor refused to ${err.what}${err.reason ? `: ${err.reason}` : ''}. Nothing was changed.`);
+    }
+    return new AppError(
+      'processor_error',
+      `The payment processor did not confirm whether it could ${err.what}: it may have done it. Retry with the same Idempotency-Key; the processor then answers with what it did, and never does it twice.`,
+    );
+  }
+  if (!(err instanceof ProcessorDeclined)) return undefined;
+  switch (err.reason) {
+    case 'balance_insufficient':
+      return new AppError('insufficient_balance', 'The available balance is lower than the amount requested.', [{ field: 'amount_cents', message: 'exceeds the available balance' }]);
+    case 'payouts_not_allowed':
+      return new AppError('manual_payouts_disabled', 'Manual payouts are only possible while the payout schedule is manual.');
+    case 'charge_already_refunded':
+      return new AppError('nothing_to_refund', 'The last payment of this subscription has already been refunded in full.');
+    case 'amount_too_large':
+      return new AppError('amount_exceeds_refundable', `The amount is larger than what remains refundable: ${err.detail}`.trim(), [
+        { field: 'amount_cents', message: 'exceeds the refundable amount' },
+      ]);
+  }
+}
+
+/** The database's own failures: 503, so clients retry. */
+function fromDatabase(err: unknown): AppError | undefined {
+  switch (databaseFailure(err)) {
+    case 'unavailable':
+      return new AppError('service_unavailable', 'The database is unavailable; retry shortly.', undefined, { 'Retry-After': '5' });
+    case 'timeout':
+      return new AppError('service_unavailable', 'The database took too long to answer; retry shortly.', undefined, { 'Retry-After': '5' });
+    default:
+      return undefined;
+  }
+}
+
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
-  return fromFastify(err as FastifyError) ?? translateDatabaseError(err);
+  return fromFastify(err as FastifyError) ?? fromProcessor(err) ?? fromDatabase(err);
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { AppError } from '../http/errors.js';
+import { ProcessorDeclined } from './errors.js';
 import { all } from './lists.js';
 import { guarded } from './processor.js';
 
@@ -97,14 +97,7 @@ export function createBillingCalls(stripe: Stripe) {
         );
       } catch (err) {
         const e = err as { code?: string; message?: string };
-        if (e.code === 'charge_already_refunded') {
-          throw new AppError('nothing_to_refund', 'The last payment of this subscription has already been refunded in full.');
-        }
-        if (e.code === 'amount_too_large') {
-          throw new AppError('amount_exceeds_refundable', `The amount is larger than what remains refundable: ${e.message ?? ''}`.trim(), [
-            { field: 'amount_cents', message: 'exceeds the refundable amount' },
-          ]);
-        }
+        if (e.code === 'charge_already_refunded' || e.code === 'amount_too_large') throw new ProcessorDeclined(e.code, e.message);
         return guarded('refund the payment', () => Promise.reject(err));
       }
     },

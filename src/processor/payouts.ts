@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { AppError } from '../http/errors.js';
+import { ProcessorDeclined } from './errors.js';
 import { all } from './lists.js';
 import { guarded } from './processor.js';
 
@@ -56,15 +56,8 @@ export function createPayoutCalls(stripe: Stripe) {
           { stripeAccount: account, idempotencyKey: input.idempotencyKey },
         );
       } catch (err) {
-        const e = err as { code?: string };
-        if (e.code === 'balance_insufficient') {
-          throw new AppError('insufficient_balance', 'The available balance is lower than the amount requested.', [
-            { field: 'amount_cents', message: 'exceeds the available balance' },
-          ]);
-        }
-        if (e.code === 'payouts_not_allowed') {
-          throw new AppError('manual_payouts_disabled', 'Manual payouts are only possible while the payout schedule is manual.');
-        }
+        const e = err as { code?: string; message?: string };
+        if (e.code === 'balance_insufficient' || e.code === 'payouts_not_allowed') throw new ProcessorDeclined(e.code, e.message);
         return guarded('create the payout', () => Promise.reject(err));
       }
     },

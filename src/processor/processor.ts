@@ -1,15 +1,16 @@
 import Stripe from 'stripe';
 import type { ProcessorConfig } from '../config.js';
 import type { BillingPeriod } from '../db/types.js';
-import { AppError } from '../http/errors.js';
+import { ProcessorFailure } from './errors.js';
 import { createBillingCalls } from './billing.js';
 import { createPayoutCalls } from './payouts.js';
 
 /**
  * The one module that talks to the payment processor, through the official stripe SDK:
  * real Stripe (PROCESSOR=stripe) or the built-in simulator, which speaks the same API.
- * Everything else calls the functions below and never sees a Stripe error: any failure
- * becomes a 502 `processor_error`, raised before the caller has written anything.
+ * Everything else calls the functions below and never sees a Stripe error: a failure is a
+ * ProcessorFailure or ProcessorDeclined (./errors.ts), raised before the caller has written
+ * anything; the HTTP layer maps them to statuses.
  */
 export function createStripeClient(config: ProcessorConfig, simulatorPort?: number): Stripe {
   const common = { maxNetworkRetries: 2, timeout: 15_000, appInfo: { name: 'tribes' } };
@@ -29,30 +30,23 @@ const RECURRING: Record<BillingPeriod, { interval: 'month' | 'year'; interval_co
 };
 
 /**
- * What a failed processor call means for the caller. A refusal (4xx) changed nothing. A
+ * What a failed processor call means for the caller: a refusal (4xx) changed nothing; a
  * timeout, a dropped connection or a processor-side 5xx leaves it unknown whether the
- * processor acted: the message says so, and that a retry with the same Idempotency-Key is
- * safe (our key derives the processor's, which then answers with what it did, once).
+ * processor acted (a retry with the same Idempotency-Key is safe: our key derives the
+ * processor's, which then answers with what it did, once).
  */
-export function processorFailure(what: string, err: unknown): AppError {
+export function processorFailure(what: string, err: unknown): ProcessorFailure {
   const e = err as { type?: string; message?: string; statusCode?: number };
-  if (e.type === 'StripeIdempotencyError') {
-    return new AppError(
-      'idempotency_key_reused',
-      'The payment processor already acted on this Idempotency-Key for a request with other details (what it refers to changed since). Use a new key for a new request.',
-    );
-  }
-  const refused = e.type === 'StripeInvalidRequestError' || e.type === 'StripeCardError' || e.type === 'StripeRateLimitError' ||
-    e.type === 'StripeAuthenticationError' || e.type === 'StripePermissionError' || (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500);
-  if (refused) {
-    // The processor's own words help for a rejected request.
-    const reason = e.type === 'StripeInvalidRequestError' && e.message ? `: ${e.message}` : '';
-    return new AppError('processor_error', `The payment processor refused to ${what}${reason}. Nothing was changed.`);
-  }
-  return new AppError(
-    'processor_error',
-    `The payment processor did not confirm whether it could ${what}: it may have done it. Retry with the same Idempotency-Key; the processor then answers with what it did, and never does it twice.`,
-  );
+  if (e.type === 'StripeIdempotencyError') return new ProcessorFailure(what, 'key_reused');
+  const refused =
+    e.type === 'StripeInvalidRequestError' ||
+    e.type === 'StripeCardError' ||
+    e.type === 'StripeRateLimitError' ||
+    e.type === 'StripeAuthenticationError' ||
+    e.type === 'StripePermissionError' ||
+    (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500);
+  if (refused) return new ProcessorFailure(what, 'refused', e.type === 'StripeInvalidRequestError' ? e.message : undefined);
+  return new ProcessorFailure(what, 'unknown');
 }
 
 /**

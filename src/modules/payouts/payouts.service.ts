@@ -6,6 +6,7 @@ import type { PayoutStatus } from '../../db/types.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
+import { ProcessorDeclined } from '../../processor/errors.js';
 import { wasReplayed, type Processor } from '../../processor/processor.js';
 import { amountIn, readLedger } from './ledger.js';
 import type { BalanceCopy } from './balance-copy.js';
@@ -124,7 +125,7 @@ export function createPayoutsService(deps: { db: Db; processor: Processor; payou
       const payout = await processor
         .createPayout(account, { amountCents: body.amount_cents, currency, idempotencyKey: answer?.processorKey('payout') ?? `manual-payout-${newId()}` })
         .catch(async (err: unknown) => {
-          if (!(err instanceof AppError && err.code === 'insufficient_balance')) throw err;
+          if (!(err instanceof ProcessorDeclined && err.reason === 'balance_insufficient')) throw err;
           const available = amountIn((await processor.retrieveBalance(account)).available, currency);
           throw new AppError('insufficient_balance', `Only ${available} cents are available to pay out.`, [
             { field: 'amount_cents', message: `exceeds the available balance of ${available}` },

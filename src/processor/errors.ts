@@ -1,0 +1,31 @@
+/**
+ * What went wrong at the payment processor, in the processor's own terms; the HTTP layer
+ * (src/http/error-handler.ts) decides what each means for an API client.
+ */
+
+/**
+ * A processor call failed. `refused`: the processor answered no (nothing changed there);
+ * `unknown`: no answer or a processor-side error (it may have acted: retry with the same
+ * key); `key_reused`: the processor holds the idempotency key for a call with other details.
+ */
+export class ProcessorFailure extends Error {
+  constructor(
+    readonly what: string,
+    readonly outcome: 'refused' | 'unknown' | 'key_reused',
+    /** The processor's own words, for a refusal of the request itself. */
+    readonly reason?: string,
+  ) {
+    super(`the payment processor could not ${what} (${outcome})`);
+  }
+}
+
+/** The processor declined for a reason of the business, one the caller can act on. */
+export class ProcessorDeclined extends Error {
+  constructor(
+    readonly reason: 'balance_insufficient' | 'payouts_not_allowed' | 'charge_already_refunded' | 'amount_too_large',
+    /** The processor's own words. */
+    readonly detail = '',
+  ) {
+    super(`the payment processor declined: ${reason}`);
+  }
+}
