@@ -23,6 +23,7 @@ import { createTiersService } from './modules/tiers/tiers.service.js';
 import { every, TaskRunner } from './jobs/tasks.js';
 import { checkoutPages } from './modules/checkout/checkout.pages.js';
 import { memberBillingRoutes } from './modules/checkout/checkout.routes.js';
+import { createCheckoutRepo } from './modules/checkout/checkout.repo.js';
 import { createCheckoutService } from './modules/checkout/checkout.service.js';
 import { reconcileRoutes } from './modules/reconcile/reconcile.routes.js';
 import { createReconciler } from './modules/reconcile/reconcile.service.js';
@@ -99,7 +100,7 @@ export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Pro
   app.gaugeMetric('webhook_events_dead', 'Processor events parked after their last attempt (GET /api/v1/admin/webhook-events?status=dead)', () => inbox.deadCount());
   const reconciler = createReconciler({ db, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger });
   app.decorate('reconciler', reconciler);
-  const checkout = createCheckoutService({ db, processor, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
+  const checkout = createCheckoutService({ db, checkout: createCheckoutRepo(db), processor, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
   const tiers = createTiersService({
     db,
     tiers: createTiersRepo(db),
@@ -136,7 +137,7 @@ export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Pro
     async (member) => {
       member.addHook('onRequest', memberAuth(membersRepo, app.batchSizeMetric('member_token')));
       await member.register(memberRoutes(members));
-      await member.register(memberBillingRoutes(checkout, db));
+      await member.register(memberBillingRoutes(checkout));
       await member.register(memberExercisesRoutes(exercises));
       await member.register(memberProgramsRoutes(programs));
       await member.register(workoutLogsRoutes(workoutLogs));

@@ -1,8 +1,4 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Db } from '../../db/client.js';
-import { isoOrNull, iso } from '../../db/tx.js';
-import { sql } from 'kysely';
-import { offsetOf, paginated } from '../../http/pagination.js';
 import { conflictError, errorResponse, notFoundError, Ok, OkList, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { memberOf } from '../members/member-auth.js';
 import { memberAuthErrors, memberSecurity } from '../members/members.schemas.js';
@@ -36,7 +32,7 @@ const MemberSubscription = Type.Object({
 });
 
 /** The member app's billing: open a hosted checkout, see one's own subscriptions. */
-export function memberBillingRoutes(service: CheckoutService, db: Db): FastifyPluginAsyncTypebox {
+export function memberBillingRoutes(service: CheckoutService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/checkout-sessions',
@@ -72,36 +68,7 @@ export function memberBillingRoutes(service: CheckoutService, db: Db): FastifyPl
           response: { 200: OkList(MemberSubscription), ...memberAuthErrors },
         },
       },
-      async (request) => {
-        const memberId = memberOf(request);
-        const { n: total } = await db
-          .selectFrom('subscriptions')
-          .select(sql<number>`count(*)::int`.as('n'))
-          .where('member_id', '=', memberId)
-          .executeTakeFirstOrThrow();
-        const rows = await db
-          .selectFrom('subscriptions as s')
-          .innerJoin('tiers as t', 't.id', 's.tier_id')
-          .innerJoin('communities as c', 'c.id', 's.community_id')
-          .select([
-            's.id', 's.community_id', 'c.name as community_name', 's.tier_id', 't.name as tier_name', 's.status', 's.price_cents', 's.billing_period',
-            's.current_period_end', 's.cancel_at_period_end', 's.trial_end', 's.created_at',
-          ])
-          .where('s.member_id', '=', memberId)
-          .orderBy('s.created_at', 'desc')
-          .orderBy('s.id', 'desc')
-          .offset(offsetOf(request.query))
-          .limit(request.query.limit)
-          .execute();
-        const data = rows.map((r) => ({
-          ...r,
-          price_cents: Number(r.price_cents),
-          current_period_end: isoOrNull(r.current_period_end),
-          trial_end: isoOrNull(r.trial_end),
-          created_at: iso(r.created_at),
-        }));
-        return paginated(data, total, request.query);
-      },
+      async (request) => service.mySubscriptions(memberOf(request), request.query),
     );
   };
 }

@@ -1,9 +1,11 @@
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { inTransaction, iso } from '../../db/tx.js';
+import { inTransaction, iso, isoOrNull } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
+import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import type { Processor } from '../../processor/processor.js';
+import type { CheckoutRepo } from './checkout.repo.js';
 
 export interface CheckoutSession {
   id: string;
@@ -16,6 +18,7 @@ export interface CheckoutSession {
 
 export interface CheckoutDeps {
   db: Db;
+  checkout: CheckoutRepo;
   processor: Processor;
   successUrl: string;
   cancelUrl: string;
@@ -25,30 +28,16 @@ export interface CheckoutDeps {
  * Hosted checkout for a member. The subscription itself appears only when the processor
  * reports the paid session (checkout.session.completed), never here.
  */
-export function createCheckoutService({ db, processor, successUrl, cancelUrl }: CheckoutDeps) {
-  const knownCustomer = async (creatorId: string, memberId: string) =>
-    (
-      await db
-        .selectFrom('processor_customers')
-        .select('processor_customer_id')
-        .where('creator_id', '=', creatorId)
-        .where('member_id', '=', memberId)
-        .executeTakeFirst()
-    )?.processor_customer_id;
-
+export function createCheckoutService({ db, checkout, processor, successUrl, cancelUrl }: CheckoutDeps) {
   /** The member's customer on the creator's account, created once and remembered. */
   async function customerFor(creatorId: string, account: string, member: { id: string; email: string; name: string }) {
-    const known = await knownCustomer(creatorId, member.id);
+    const known = await checkout.knownCustomer(creatorId, member.id);
     if (known) return known;
     const created = await processor.createCustomer(account, { creatorId, memberId: member.id, email: member.email, name: member.name });
-    await db
-      .insertInto('processor_customers')
-      .values({ creator_id: creatorId, member_id: member.id, processor_customer_id: created })
-      .onConflict((oc) => oc.columns(['creator_id', 'member_id']).doNothing())
-      .execute();
+    await checkout.rememberCustomer(creatorId, member.id, created);
     // A concurrent request may have won the insert; the customer is the same either way
     // (the processor call is idempotent per creator and member), so read back the stored one.
-    return (await knownCustomer(creatorId, member.id)) ?? created;
+    return (await checkout.knownCustomer(creatorId, member.id)) ?? created;
   }
 
   return {
@@ -57,28 +46,16 @@ export function createCheckoutService({ db, processor, successUrl, cancelUrl }: 
      * retry after any failure gets the session the first attempt opened, never a second one.
      */
     async open(memberId: string, tierId: string, answer?: KeyedAnswer<CheckoutSession>) {
-      const tier = await db
-        .selectFrom('tiers as t')
-        .innerJoin('communities as c', 'c.id', 't.community_id')
-        .innerJoin('creators as cr', 'cr.id', 't.creator_id')
-        .select(['t.id', 't.creator_id', 't.community_id', 't.is_active', 't.trial_days', 't.processor_price_id', 'c.status as community_status', 'cr.processor_account_id'])
-        .where('t.id', '=', tierId)
-        .executeTakeFirst();
+      const tier = await checkout.tierForCheckout(tierId);
       if (!tier) throw notFound('Tier');
       if (tier.community_status !== 'active') throw new AppError('community_paused', 'This community is paused and is not taking new members.');
       if (!tier.is_active || !tier.processor_price_id || !tier.processor_account_id) {
         throw new AppError('tier_inactive', 'This tier is not accepting new subscriptions.');
       }
-      const live = await db
-        .selectFrom('subscriptions')
-        .select('id')
-        .where('creator_id', '=', tier.creator_id)
-        .where('member_id', '=', memberId)
-        .where('tier_id', '=', tierId)
-        .where('status', 'in', ['trialing', 'active', 'past_due'])
-        .executeTakeFirst();
-      if (live) throw new AppError('already_subscribed', 'You already hold a live subscription to this tier.');
-      const member = await db.selectFrom('members').select(['id', 'email', 'name']).where('id', '=', memberId).executeTakeFirstOrThrow();
+      if (await checkout.holdsLiveSubscription(tier.creator_id, memberId, tierId)) {
+        throw new AppError('already_subscribed', 'You already hold a live subscription to this tier.');
+      }
+      const member = await checkout.memberContact(memberId);
 
       const customer = await customerFor(tier.creator_id, tier.processor_account_id, member);
       const id = answer?.idFor('checkout') ?? newId();
@@ -92,13 +69,28 @@ export function createCheckoutService({ db, processor, successUrl, cancelUrl }: 
         idempotencyKey: answer?.processorKey('checkout') ?? `checkout-${id}`,
       });
       return inTransaction(db, answer, async (trx): Promise<CheckoutSession> => {
-        const row = await trx
-          .insertInto('checkout_sessions')
-          .values({ id, creator_id: tier.creator_id, member_id: memberId, tier_id: tier.id, processor_session_id: session.id, url: session.url ?? '' })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const row = await checkout.insertSession(
+          { id, creator_id: tier.creator_id, member_id: memberId, tier_id: tier.id, processor_session_id: session.id, url: session.url ?? '' },
+          trx,
+        );
         return { id: row.id, url: row.url, processor_session_id: row.processor_session_id, tier_id: row.tier_id, status: row.status, created_at: iso(row.created_at) };
       });
+    },
+
+    /** The member's own subscriptions across creators, newest first; creators' internal notes never included. */
+    async mySubscriptions(memberId: string, query: PageQuery) {
+      const [rows, total] = await Promise.all([
+        checkout.memberSubscriptions(memberId, { offset: offsetOf(query), limit: query.limit }),
+        checkout.countMemberSubscriptions(memberId),
+      ]);
+      const data = rows.map((r) => ({
+        ...r,
+        price_cents: Number(r.price_cents),
+        current_period_end: isoOrNull(r.current_period_end),
+        trial_end: isoOrNull(r.trial_end),
+        created_at: iso(r.created_at),
+      }));
+      return paginated(data, total, query);
     },
   };
 }

@@ -1,0 +1,87 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/tx.js';
+import { LIVE_STATUSES } from '../programs/access.js';
+
+/**
+ * Member-side billing reads and writes: what a checkout needs to open, the processor customer
+ * remembered per creator and member, and the member's own subscriptions. Keyed by the member
+ * (a member is one person across creators); creator-scoped rows are matched by creator too.
+ */
+export function createCheckoutRepo(db: Executor) {
+  return {
+    /** The tier with what decides whether it can be bought: its community's status and its creator's account. */
+    async tierForCheckout(tierId: string) {
+      return db
+        .selectFrom('tiers as t')
+        .innerJoin('communities as c', 'c.id', 't.community_id')
+        .innerJoin('creators as cr', 'cr.id', 't.creator_id')
+        .select(['t.id', 't.creator_id', 't.community_id', 't.is_active', 't.trial_days', 't.processor_price_id', 'c.status as community_status', 'cr.processor_account_id'])
+        .where('t.id', '=', tierId)
+        .executeTakeFirst();
+    },
+
+    async holdsLiveSubscription(creatorId: string, memberId: string, tierId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('subscriptions')
+        .select('id')
+        .where('creator_id', '=', creatorId)
+        .where('member_id', '=', memberId)
+        .where('tier_id', '=', tierId)
+        .where('status', 'in', [...LIVE_STATUSES])
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async memberContact(memberId: string) {
+      return db.selectFrom('members').select(['id', 'email', 'name']).where('id', '=', memberId).executeTakeFirstOrThrow();
+    },
+
+    async knownCustomer(creatorId: string, memberId: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('processor_customers')
+        .select('processor_customer_id')
+        .where('creator_id', '=', creatorId)
+        .where('member_id', '=', memberId)
+        .executeTakeFirst();
+      return row?.processor_customer_id;
+    },
+
+    /** Remembers the member's customer on the creator's account; a concurrent request may have stored it first. */
+    async rememberCustomer(creatorId: string, memberId: string, customerId: string): Promise<void> {
+      await db
+        .insertInto('processor_customers')
+        .values({ creator_id: creatorId, member_id: memberId, processor_customer_id: customerId })
+        .onConflict((oc) => oc.columns(['creator_id', 'member_id']).doNothing())
+        .execute();
+    },
+
+    async insertSession(row: { id: string; creator_id: string; member_id: string; tier_id: string; processor_session_id: string; url: string }, trx: Executor = db) {
+      return trx.insertInto('checkout_sessions').values(row).returningAll().executeTakeFirstOrThrow();
+    },
+
+    /** The member's subscriptions across creators, newest first (ties by id), with community and tier names. */
+    async memberSubscriptions(memberId: string, page: { offset: number; limit: number }) {
+      return db
+        .selectFrom('subscriptions as s')
+        .innerJoin('tiers as t', 't.id', 's.tier_id')
+        .innerJoin('communities as c', 'c.id', 's.community_id')
+        .select([
+          's.id', 's.community_id', 'c.name as community_name', 's.tier_id', 't.name as tier_name', 's.status', 's.price_cents', 's.billing_period',
+          's.current_period_end', 's.cancel_at_period_end', 's.trial_end', 's.created_at',
+        ])
+        .where('s.member_id', '=', memberId)
+        .orderBy('s.created_at', 'desc')
+        .orderBy('s.id', 'desc')
+        .offset(page.offset)
+        .limit(page.limit)
+        .execute();
+    },
+
+    async countMemberSubscriptions(memberId: string): Promise<number> {
+      const row = await db.selectFrom('subscriptions').select(sql<number>`count(*)::int`.as('n')).where('member_id', '=', memberId).executeTakeFirstOrThrow();
+      return row.n;
+    },
+  };
+}
+
+export type CheckoutRepo = ReturnType<typeof createCheckoutRepo>;
