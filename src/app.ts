@@ -1,9 +1,7 @@
 import crypto from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { Config } from './config.js';
-import type { DatabaseHandle } from './db/client.js';
-import { registerFeatures } from './features.js';
+import { registerFeatures, type FeatureDeps } from './features.js';
 import { answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
@@ -16,7 +14,6 @@ import { Community } from './modules/communities/communities.schemas.js';
 import { DiscoverCommunity } from './modules/discover/discover.schemas.js';
 import { Member } from './modules/members/members.schemas.js';
 import { Tier } from './modules/tiers/tiers.schemas.js';
-import type { Processor } from './processor/processor.js';
 import type { TaskRunner } from './jobs/tasks.js';
 import type { Reconciler } from './modules/reconcile/reconcile.service.js';
 import { Balance, Payout } from './modules/payouts/payouts.schemas.js';
@@ -34,14 +31,8 @@ declare module 'fastify' {
   }
 }
 
-export interface AppDeps {
-  config: Config;
-  database: DatabaseHandle;
-  adminToken: string;
-  /** The payment processor (real Stripe or the simulator), through the stripe SDK. */
-  processor: Processor;
-  /** Webhook signing secrets; several while one is being rolled. */
-  webhookSecrets: string[];
+/** What the app is built from: the features' dependencies, and how to log. */
+export interface AppDeps extends FeatureDeps {
   /** An existing pino logger (the server's), or logger options; tests pass `false`. */
   logger?: FastifyBaseLogger | FastifyServerOptions['logger'];
 }

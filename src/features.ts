@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { AppDeps } from './app.js';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/client.js';
 import { runExclusive } from './db/locks.js';
 import { creatorAuth } from './http/auth.js';
+import type { Processor } from './processor/processor.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { createAdminService } from './modules/admin/admin.service.js';
 import { communitiesRoutes } from './modules/communities/communities.routes.js';
@@ -69,7 +71,18 @@ export async function purgeRetained(inbox: Inbox, members: Pick<MembersRepo, 'pu
   return { events: await inbox.purgeProcessed(retentionDays), tokens: await members.purgeExpiredTokens() };
 }
 
-export async function registerFeatures(app: FastifyInstance, deps: AppDeps): Promise<void> {
+/** What the features are built from (app.ts adds the logger). */
+export interface FeatureDeps {
+  config: Config;
+  database: DatabaseHandle;
+  adminToken: string;
+  /** The payment processor (real Stripe or the simulator), through the stripe SDK. */
+  processor: Processor;
+  /** Webhook signing secrets; several while one is being rolled. */
+  webhookSecrets: string[];
+}
+
+export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
   const { config, database } = deps;
   const db = database.db;
   const { processor } = deps;

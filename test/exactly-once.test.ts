@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toAppError } from '../src/http/error-handler.js';
-import { processorFailure, wasReplayed } from '../src/processor/processor.js';
+import { processorFailure } from '../src/processor/errors.js';
+import { wasReplayed } from '../src/processor/processor.js';
 import { advanceDays, eventually, subscribe, type Subscribed } from './billing-kit.js';
 import { buildTestApp, createCommunity, createCreator, createMember, createTier, json, uniq, type TestApp, type TestCreator } from './helpers.js';
 

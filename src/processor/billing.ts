@@ -1,7 +1,6 @@
 import type Stripe from 'stripe';
-import { ProcessorDeclined } from './errors.js';
+import { guarded, ProcessorDeclined } from './errors.js';
 import { all } from './lists.js';
-import { guarded } from './processor.js';
 
 /** The platform's cut of every charge, as the processor takes it (DESIGN §7). */
 export const PLATFORM_FEE_PERCENT = 10;

@@ -29,3 +29,31 @@ export class ProcessorDeclined extends Error {
     super(`the payment processor declined: ${reason}`);
   }
 }
+
+/**
+ * What a failed processor call means for the caller: a refusal (4xx) changed nothing; a
+ * timeout, a dropped connection or a processor-side 5xx leaves it unknown whether the
+ * processor acted (a retry with the same Idempotency-Key is safe: our key derives the
+ * processor's, which then answers with what it did, once).
+ */
+export function processorFailure(what: string, err: unknown): ProcessorFailure {
+  const e = err as { type?: string; message?: string; statusCode?: number };
+  if (e.type === 'StripeIdempotencyError') return new ProcessorFailure(what, 'key_reused');
+  const refused =
+    e.type === 'StripeInvalidRequestError' ||
+    e.type === 'StripeCardError' ||
+    e.type === 'StripeRateLimitError' ||
+    e.type === 'StripeAuthenticationError' ||
+    e.type === 'StripePermissionError' ||
+    (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500);
+  if (refused) return new ProcessorFailure(what, 'refused', e.type === 'StripeInvalidRequestError' ? e.message : undefined);
+  return new ProcessorFailure(what, 'unknown');
+}
+
+export async function guarded<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw processorFailure(what, err);
+  }
+}

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { guarded } from './processor.js';
+import { guarded } from './errors.js';
 
 /** Every item of a Stripe list, page by page (`starting_after` the last one seen); `what` names it in errors. */
 export async function* all<T extends { id?: string }>(what: string, page: (startingAfter: string | undefined) => Promise<Stripe.ApiList<T>>): AsyncGenerator<T> {

@@ -1,7 +1,6 @@
 import type Stripe from 'stripe';
-import { ProcessorDeclined } from './errors.js';
+import { guarded, ProcessorDeclined } from './errors.js';
 import { all } from './lists.js';
-import { guarded } from './processor.js';
 
 /** Processor calls of the money-out side: balance, balance transactions, payouts. */
 export function createPayoutCalls(stripe: Stripe) {

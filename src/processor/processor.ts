@@ -1,9 +1,10 @@
 import Stripe from 'stripe';
 import type { ProcessorConfig } from '../config.js';
 import type { BillingPeriod } from '../db/types.js';
-import { ProcessorFailure } from './errors.js';
 import { createBillingCalls } from './billing.js';
+import { guarded } from './errors.js';
 import { createPayoutCalls } from './payouts.js';
+
 
 /**
  * The one module that talks to the payment processor, through the official stripe SDK:
@@ -30,39 +31,11 @@ const RECURRING: Record<BillingPeriod, { interval: 'month' | 'year'; interval_co
 };
 
 /**
- * What a failed processor call means for the caller: a refusal (4xx) changed nothing; a
- * timeout, a dropped connection or a processor-side 5xx leaves it unknown whether the
- * processor acted (a retry with the same Idempotency-Key is safe: our key derives the
- * processor's, which then answers with what it did, once).
- */
-export function processorFailure(what: string, err: unknown): ProcessorFailure {
-  const e = err as { type?: string; message?: string; statusCode?: number };
-  if (e.type === 'StripeIdempotencyError') return new ProcessorFailure(what, 'key_reused');
-  const refused =
-    e.type === 'StripeInvalidRequestError' ||
-    e.type === 'StripeCardError' ||
-    e.type === 'StripeRateLimitError' ||
-    e.type === 'StripeAuthenticationError' ||
-    e.type === 'StripePermissionError' ||
-    (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500);
-  if (refused) return new ProcessorFailure(what, 'refused', e.type === 'StripeInvalidRequestError' ? e.message : undefined);
-  return new ProcessorFailure(what, 'unknown');
-}
-
-/**
  * Whether the processor answered a keyed call with the stored answer of an earlier one
  * (Stripe's `Idempotent-Replayed` header): the object is then as it was back then.
  */
 export const wasReplayed = (answer: unknown): boolean =>
   (answer as { lastResponse?: { headers?: Record<string, string> } } | null)?.lastResponse?.headers?.['idempotent-replayed'] === 'true';
-
-export async function guarded<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    throw processorFailure(what, err);
-  }
-}
 
 export interface TierPriceInput {
   /** Our tier id: it names the product and makes the processor calls idempotent on retry. */
