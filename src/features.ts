@@ -33,6 +33,7 @@ import { ledgerRoutes } from './modules/payouts/ledger.routes.js';
 import { createBalanceCopy } from './modules/payouts/balance-copy.js';
 import { createPayoutSync } from './modules/payouts/payout-sync.js';
 import { payoutsRoutes } from './modules/payouts/payouts.routes.js';
+import { createPayoutsRepo } from './modules/payouts/payouts.repo.js';
 import { createPayoutsService } from './modules/payouts/payouts.service.js';
 import { createSubscriptionsRepo } from './modules/subscriptions/subscriptions.repo.js';
 import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
@@ -101,7 +102,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   });
   const payoutSync = createPayoutSync({ db, processor, sync });
   const balanceCopy = createBalanceCopy({ db, processor });
-  const payouts = createPayoutsService({ db, processor, payoutSync, balanceCopy, currency: config.currency, minimumCents: config.manualPayoutMinCents });
+  const payouts = createPayoutsService({ db, payouts: createPayoutsRepo(db), processor, payoutSync, balanceCopy, currency: config.currency, minimumCents: config.manualPayoutMinCents });
   const payments = createPaymentsSync({ db, processor });
   const inbox = createInbox({
     db,
@@ -111,7 +112,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
     maxConcurrent: config.webhooks.concurrency,
   });
   app.gaugeMetric('webhook_events_dead', 'Processor events parked after their last attempt (GET /api/v1/admin/webhook-events?status=dead)', () => inbox.deadCount());
-  const reconciler = createReconciler({ db, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger });
+  const reconciler = createReconciler({ db, creators, communities: communitiesRepo, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger });
   app.decorate('reconciler', reconciler);
   const checkout = createCheckoutService({ db, checkout: createCheckoutRepo(db), processor, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
   const tiers = createTiersService({

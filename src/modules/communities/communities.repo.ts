@@ -40,6 +40,11 @@ export function createCommunitiesRepo(db: Executor) {
       .where('c.creator_id', '=', creatorId);
 
   return {
+    /** Every community id of the creator (a creator has few). */
+    async idsOf(creatorId: string): Promise<string[]> {
+      return (await db.selectFrom('communities').select('id').where('creator_id', '=', creatorId).execute()).map((c) => c.id);
+    },
+
     async findWithStats(creatorId: string, id: string, trx: Executor = db) {
       return withStats(trx, creatorId).where('c.id', '=', id).executeTakeFirst();
     },

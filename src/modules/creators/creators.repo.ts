@@ -4,6 +4,14 @@ import type { Executor } from '../../db/tx.js';
 /** Creators and their API keys. Creators are the tenants; this is the one repo not scoped by one. */
 export function createCreatorsRepo(db: Executor) {
   return {
+    /** Creators with a processor account, by id, a page at a time (or only `only`): reconciliation walks them. */
+    async withProcessorAccounts(afterId: string | null, limit: number, only?: string) {
+      let q = db.selectFrom('creators').select(['id', 'processor_account_id']).where('processor_account_id', 'is not', null);
+      if (only) q = q.where('id', '=', only);
+      if (afterId) q = q.where('id', '>', afterId);
+      return q.orderBy('id').limit(limit).execute();
+    },
+
     async insertCreator(
       row: { id: string; name: string; email: string; processor_account_id: string | null },
       trx: Executor = db,

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { inTransaction, iso, isoOrNull, type Executor } from '../../db/tx.js';
@@ -11,6 +10,7 @@ import { wasReplayed, type Processor } from '../../processor/processor.js';
 import { amountIn, readLedger } from './ledger.js';
 import type { BalanceCopy } from './balance-copy.js';
 import type { PayoutSync } from './payout-sync.js';
+import type { PayoutsRepo } from './payouts.repo.js';
 import type { ListPayoutsQuery, ManualPayoutBody } from './payouts.schemas.js';
 import { nextAutoPayoutAt } from './schedule.js';
 
@@ -30,16 +30,20 @@ export const presentPayout = (p: PayoutRow) => ({
 
 export type Payout = ReturnType<typeof presentPayout>;
 
-export function createPayoutsService(deps: { db: Db; processor: Processor; payoutSync: PayoutSync; balanceCopy: BalanceCopy; currency: string; minimumCents: number }) {
-  const { db, processor, payoutSync, balanceCopy, currency, minimumCents } = deps;
+export function createPayoutsService(deps: {
+  db: Db;
+  payouts: PayoutsRepo;
+  processor: Processor;
+  payoutSync: PayoutSync;
+  balanceCopy: BalanceCopy;
+  currency: string;
+  minimumCents: number;
+}) {
+  const { db, payouts, processor, payoutSync, balanceCopy, currency, minimumCents } = deps;
 
   /** The account and its schedule; read from the processor once if no account.updated arrived yet. */
   async function accountOf(creatorId: string) {
-    const creator = await db
-      .selectFrom('creators')
-      .select(['processor_account_id', 'payout_schedule', 'payout_schedule_anchor'])
-      .where('id', '=', creatorId)
-      .executeTakeFirst();
+    const creator = await payouts.schedule(creatorId);
     // Only the operator's ledger route can name a creator that does not exist: that is a 404.
     if (!creator) throw notFound('Creator');
     if (!creator.processor_account_id) throw new AppError('conflict', 'This creator has no payment processor account.');
@@ -48,7 +52,7 @@ export function createPayoutsService(deps: { db: Db; processor: Processor; payou
       const schedule = (await processor.retrieveAccount(creator.processor_account_id)).settings?.payouts?.schedule;
       interval = schedule?.interval ?? 'daily';
       anchor = { ...(schedule?.weekly_anchor ? { weekly_anchor: schedule.weekly_anchor } : {}), ...(schedule?.monthly_anchor ? { monthly_anchor: schedule.monthly_anchor } : {}) };
-      await db.updateTable('creators').set({ payout_schedule: interval, payout_schedule_anchor: JSON.stringify(anchor) }).where('id', '=', creatorId).execute();
+      await payouts.saveSchedule(creatorId, interval, anchor);
     }
     return { account: creator.processor_account_id, interval, anchor };
   }
@@ -90,17 +94,13 @@ export function createPayoutsService(deps: { db: Db; processor: Processor; payou
     },
 
     async list(creatorId: string, q: ListPayoutsQuery) {
-      let base = db.selectFrom('payouts').where('creator_id', '=', creatorId);
-      if (q.status) base = base.where('status', '=', q.status);
-      const [rows, total] = await Promise.all([
-        base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(offsetOf(q)).limit(q.limit).execute(),
-        base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return paginated(rows.map(presentPayout), total.n, q);
+      const filter = q.status ? { status: q.status } : {};
+      const [rows, total] = await Promise.all([payouts.list(creatorId, { ...filter, offset: offsetOf(q), limit: q.limit }), payouts.count(creatorId, filter)]);
+      return paginated(rows.map(presentPayout), total, q);
     },
 
     async get(creatorId: string, id: string) {
-      const row = await db.selectFrom('payouts').selectAll().where('creator_id', '=', creatorId).where('id', '=', id).executeTakeFirst();
+      const row = await payouts.find(creatorId, id);
       if (!row) throw notFound('Payout');
       return presentPayout(row);
     },
@@ -135,8 +135,7 @@ export function createPayoutsService(deps: { db: Db; processor: Processor; payou
       const mirror = wasReplayed(payout) ? await payoutSync.read(account, payout.id) : (trx: Executor) => payoutSync.apply(trx, account, seq, payout);
       return inTransaction(db, answer, async (trx) => {
         const written = await mirror(trx);
-        const row = await trx.selectFrom('payouts').selectAll().where('creator_id', '=', creatorId).where('id', '=', written!.id).executeTakeFirstOrThrow();
-        return presentPayout(row);
+        return presentPayout((await payouts.find(creatorId, written!.id, trx))!);
       });
     },
   };

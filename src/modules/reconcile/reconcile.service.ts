@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import type { Processor } from '../../processor/processor.js';
+import type { CommunitiesRepo } from '../communities/communities.repo.js';
+import type { CreatorsRepo } from '../creators/creators.repo.js';
 import type { BalanceCopy } from '../payouts/balance-copy.js';
 import type { PayoutSync } from '../payouts/payout-sync.js';
 import type { PaymentsSync } from '../subscriptions/payments-sync.js';
@@ -29,6 +31,8 @@ export interface ReconcileReport {
  */
 export function createReconciler(deps: {
   db: Db;
+  creators: Pick<CreatorsRepo, 'withProcessorAccounts'>;
+  communities: Pick<CommunitiesRepo, 'idsOf'>;
   processor: Processor;
   sync: SubscriptionSync;
   payoutSync: PayoutSync;
@@ -38,13 +42,10 @@ export function createReconciler(deps: {
   inbox: Inbox;
   logger: Logger;
 }) {
-  const { db, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger } = deps;
+  const { db, creators, communities, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger } = deps;
 
   async function creatorPage(afterId: string | null, only?: string) {
-    let q = db.selectFrom('creators').select(['id', 'processor_account_id']).where('processor_account_id', 'is not', null);
-    if (only) q = q.where('id', '=', only);
-    if (afterId) q = q.where('id', '>', afterId);
-    return q.orderBy('id').limit(100).execute();
+    return creators.withProcessorAccounts(afterId, 100, only);
   }
 
   async function reconcileCreator(creatorId: string, account: string, report: ReconcileReport) {
@@ -57,8 +58,7 @@ export function createReconciler(deps: {
     }
     // Both directions: paused communities' subscriptions set, active ones' pause marks lifted,
     // creator cancels kept (a crash mid-propagation leaves work for exactly this).
-    const communities = await db.selectFrom('communities').select('id').where('creator_id', '=', creatorId).execute();
-    for (const community of communities) report.pause_fixes += await subscriptions.convergePause(creatorId, community.id);
+    for (const communityId of await communities.idsOf(creatorId)) report.pause_fixes += await subscriptions.convergePause(creatorId, communityId);
     report.payouts_fixed += await payoutSync.reconcile(account);
     report.balance_transactions_copied += await balanceCopy.copy(creatorId, account);
     const added = await payments.reconcile(account);
