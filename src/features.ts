@@ -91,6 +91,8 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const tasks = new TaskRunner(logger);
   app.decorate('tasks', tasks);
   const creators = createCreatorsRepo(db);
+  const checkoutRepo = createCheckoutRepo(db);
+  const payoutsRepo = createPayoutsRepo(db);
   const communitiesRepo = createCommunitiesRepo(db);
   const sync = createSubscriptionSync({ db, processor, logger });
   const subscriptions = createSubscriptionsService({ db, subscriptions: createSubscriptionsRepo(db), creators, processor, sync, logger });
@@ -102,11 +104,11 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   });
   const payoutSync = createPayoutSync({ db, processor, sync });
   const balanceCopy = createBalanceCopy({ db, processor });
-  const payouts = createPayoutsService({ db, payouts: createPayoutsRepo(db), processor, payoutSync, balanceCopy, currency: config.currency, minimumCents: config.manualPayoutMinCents });
+  const payouts = createPayoutsService({ db, payouts: payoutsRepo, processor, payoutSync, balanceCopy, currency: config.currency, minimumCents: config.manualPayoutMinCents });
   const payments = createPaymentsSync({ db, processor });
   const inbox = createInbox({
     db,
-    handlers: createEventHandlers({ processor, sync, payoutSync, payments }),
+    handlers: createEventHandlers({ processor, sync, payoutSync, payments, checkout: checkoutRepo, payouts: payoutsRepo }),
     logger,
     maxAttempts: config.webhooks.maxAttempts,
     maxConcurrent: config.webhooks.concurrency,
@@ -114,7 +116,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   app.gaugeMetric('webhook_events_dead', 'Processor events parked after their last attempt (GET /api/v1/admin/webhook-events?status=dead)', () => inbox.deadCount());
   const reconciler = createReconciler({ db, creators, communities: communitiesRepo, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger });
   app.decorate('reconciler', reconciler);
-  const checkout = createCheckoutService({ db, checkout: createCheckoutRepo(db), processor, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
+  const checkout = createCheckoutService({ db, checkout: checkoutRepo, processor, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
   const tiers = createTiersService({
     db,
     tiers: createTiersRepo(db),

@@ -59,6 +59,11 @@ export function createCheckoutRepo(db: Executor) {
       return trx.insertInto('checkout_sessions').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
+    /** A hosted session's status as the processor reports it. */
+    async setSessionStatus(processorSessionId: string, status: 'open' | 'complete' | 'expired', trx: Executor = db) {
+      await trx.updateTable('checkout_sessions').set({ status, updated_at: new Date() }).where('processor_session_id', '=', processorSessionId).execute();
+    },
+
     /** The member's subscriptions across creators, newest first (ties by id), with community and tier names. */
     async memberSubscriptions(memberId: string, page: { offset: number; limit: number }) {
       return db

@@ -13,6 +13,15 @@ export function createPayoutsRepo(db: Executor) {
       await db.updateTable('creators').set({ payout_schedule: interval, payout_schedule_anchor: JSON.stringify(anchor) }).where('id', '=', creatorId).execute();
     },
 
+    /** The schedule as the processor's account.updated says it (the creator found by account). */
+    async saveScheduleOfAccount(account: string, interval: string | null, anchor: Record<string, unknown>, trx: Executor = db) {
+      await trx
+        .updateTable('creators')
+        .set({ payout_schedule: interval, payout_schedule_anchor: JSON.stringify(anchor), updated_at: new Date() })
+        .where('processor_account_id', '=', account)
+        .execute();
+    },
+
     /** Newest first (processor creation time), ties by id. */
     async list(creatorId: string, filter: { status?: PayoutStatus; offset: number; limit: number }) {
       let q = db.selectFrom('payouts').selectAll().where('creator_id', '=', creatorId);

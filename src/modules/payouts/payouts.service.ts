@@ -12,7 +12,7 @@ import type { BalanceCopy } from './balance-copy.js';
 import type { PayoutSync } from './payout-sync.js';
 import type { PayoutsRepo } from './payouts.repo.js';
 import type { ListPayoutsQuery, ManualPayoutBody } from './payouts.schemas.js';
-import { nextAutoPayoutAt } from './schedule.js';
+import { anchorOf, nextAutoPayoutAt } from './schedule.js';
 
 type PayoutRow = { id: string; amount_cents: number; currency: string; status: PayoutStatus; method: 'automatic' | 'manual'; arrival_date: Date | null; failure_reason: string | null; processor_payout_id: string; created_at: Date | string };
 
@@ -51,7 +51,7 @@ export function createPayoutsService(deps: {
     if (!interval) {
       const schedule = (await processor.retrieveAccount(creator.processor_account_id)).settings?.payouts?.schedule;
       interval = schedule?.interval ?? 'daily';
-      anchor = { ...(schedule?.weekly_anchor ? { weekly_anchor: schedule.weekly_anchor } : {}), ...(schedule?.monthly_anchor ? { monthly_anchor: schedule.monthly_anchor } : {}) };
+      anchor = anchorOf(schedule);
       await payouts.saveSchedule(creatorId, interval, anchor);
     }
     return { account: creator.processor_account_id, interval, anchor };

@@ -37,3 +37,11 @@ export function nextAutoPayoutAt(
       return null;
   }
 }
+
+/** The anchor fields of a processor payout schedule, as kept on the creator (`payout_schedule_anchor`). */
+export function anchorOf(schedule: { weekly_anchor?: string | null; monthly_anchor?: number | null } | undefined): Record<string, string | number> {
+  return {
+    ...(schedule?.weekly_anchor ? { weekly_anchor: schedule.weekly_anchor } : {}),
+    ...(schedule?.monthly_anchor ? { monthly_anchor: schedule.monthly_anchor } : {}),
+  };
+}

@@ -1,4 +1,7 @@
 import type { Processor } from '../../processor/processor.js';
+import type { CheckoutRepo } from '../checkout/checkout.repo.js';
+import type { PayoutsRepo } from '../payouts/payouts.repo.js';
+import { anchorOf } from '../payouts/schedule.js';
 import type { PayoutSync } from '../payouts/payout-sync.js';
 import type { PaymentsSync } from '../subscriptions/payments-sync.js';
 import type { SubscriptionSync } from '../subscriptions/sync.js';
@@ -14,8 +17,10 @@ export function createEventHandlers(deps: {
   sync: SubscriptionSync;
   payoutSync: PayoutSync;
   payments: PaymentsSync;
+  checkout: Pick<CheckoutRepo, 'setSessionStatus'>;
+  payouts: Pick<PayoutsRepo, 'saveScheduleOfAccount'>;
 }): Record<string, EventHandler> {
-  const { processor, sync, payoutSync, payments } = deps;
+  const { processor, sync, payoutSync, payments, checkout, payouts } = deps;
   const accountOf = (event: ProcessorEvent): string | undefined => event.account ?? undefined;
 
   const syncSubscription = async (account: string | undefined, subscriptionId: unknown) => {
@@ -42,11 +47,7 @@ export function createEventHandlers(deps: {
       const writeSubscription = await syncSubscription(account, subscriptionId);
       return async (trx) => {
         await writeSubscription?.(trx);
-        await trx
-          .updateTable('checkout_sessions')
-          .set({ status: session.status === 'complete' ? 'complete' : session.status === 'expired' ? 'expired' : 'open', updated_at: new Date() })
-          .where('processor_session_id', '=', session.id)
-          .execute();
+        await checkout.setSessionStatus(session.id, session.status === 'complete' ? 'complete' : session.status === 'expired' ? 'expired' : 'open', trx);
       };
     },
     'customer.subscription.created': fromSubscriptionEvent,
@@ -78,17 +79,7 @@ export function createEventHandlers(deps: {
       const account = accountOf(event) ?? (typeof event.data.object.id === 'string' ? event.data.object.id : undefined);
       if (!account) return undefined;
       const schedule = (await processor.retrieveAccount(account)).settings?.payouts?.schedule;
-      const anchor = {
-        ...(schedule?.weekly_anchor ? { weekly_anchor: schedule.weekly_anchor } : {}),
-        ...(schedule?.monthly_anchor ? { monthly_anchor: schedule.monthly_anchor } : {}),
-      };
-      return async (trx) => {
-        await trx
-          .updateTable('creators')
-          .set({ payout_schedule: schedule?.interval ?? null, payout_schedule_anchor: JSON.stringify(anchor), updated_at: new Date() })
-          .where('processor_account_id', '=', account)
-          .execute();
-      };
+      return (trx) => payouts.saveScheduleOfAccount(account, schedule?.interval ?? null, anchorOf(schedule), trx);
     },
     ...Object.fromEntries(
       ['payout.created', 'payout.updated', 'payout.paid', 'payout.failed', 'payout.canceled'].map((type): [string, EventHandler] => [
