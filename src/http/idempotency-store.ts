@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/client.js';
+import { deleteInRounds } from '../db/purge.js';
 import type { Executor } from '../db/tx.js';
 
 /** One key's row as a later request sees it. */
@@ -35,8 +36,6 @@ export class KeyTaken extends Error {
     super('the Idempotency-Key was stored by another request first');
   }
 }
-
-const PURGE_BATCH = 5_000;
 
 /**
  * The SQL of the idempotency store (table idempotency_keys). A key's row is only ever
@@ -123,25 +122,9 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
       return answers.map((a) => rows.some((r) => r.scope === a.scope && r.key === a.key));
     },
 
-    /**
-     * Deletes the keys older than the TTL, oldest first (index idempotency_keys_created_idx),
-     * in rounds of PURGE_BATCH rows so no statement holds many locks or runs long; rows
-     * another node is purging are skipped. Returns how many it deleted.
-     */
-    async purgeExpired(maxRounds = 20): Promise<number> {
-      let deleted = 0;
-      for (let round = 0; round < maxRounds; round++) {
-        // By ctid (locked, so stable within the statement): a `(scope, key) in (...)` form gets a
-        // hash join over the whole table once it is large.
-        const result = await sql`delete from idempotency_keys where ctid = any(array(
-            select ctid from idempotency_keys where created_at < now() - make_interval(hours => ${ttlHours})
-            order by created_at limit ${PURGE_BATCH} for update skip locked))`.execute(db);
-        const n = Number(result.numAffectedRows ?? 0);
-        deleted += n;
-        if (n < PURGE_BATCH) break;
-      }
-      return deleted;
-    },
+    /** Deletes the keys older than the TTL, oldest first (index idempotency_keys_created_idx), in bounded rounds. */
+    purgeExpired: (maxRounds = 20) =>
+      deleteInRounds(db, 'idempotency_keys', sql`created_at < now() - make_interval(hours => ${ttlHours})`, 'created_at', { maxRounds }),
   };
 }
 

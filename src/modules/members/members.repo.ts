@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { deleteInRounds } from '../../db/purge.js';
 import type { Executor } from '../../db/tx.js';
 
 const PUBLIC_COLUMNS = ['id', 'name', 'email', 'avatar_url', 'created_at'] as const;
@@ -58,21 +59,8 @@ export function createMembersRepo(db: Executor) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    /**
-     * Deletes tokens that expired (they open nothing any more), oldest first, in rounds of
-     * 5,000 rows; rows another node is deleting are skipped. Returns how many.
-     */
-    async purgeExpiredTokens(maxRounds = 20): Promise<number> {
-      let deleted = 0;
-      for (let round = 0; round < maxRounds; round++) {
-        const result = await sql`delete from member_tokens where ctid = any(array(
-            select ctid from member_tokens where expires_at < now() order by expires_at limit 5000 for update skip locked))`.execute(db);
-        const n = Number(result.numAffectedRows ?? 0);
-        deleted += n;
-        if (n < 5000) break;
-      }
-      return deleted;
-    },
+    /** Deletes tokens that expired (they open nothing any more), oldest first, in bounded rounds. */
+    purgeExpiredTokens: (maxRounds = 20) => deleteInRounds(db, 'member_tokens', sql`expires_at < now()`, 'expires_at', { maxRounds }),
   };
 }
 

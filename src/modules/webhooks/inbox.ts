@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
+import { deleteInRounds } from '../../db/purge.js';
 import type { Executor } from '../../db/tx.js';
 
 export interface ProcessorEvent {
@@ -20,7 +21,6 @@ export type EventHandler = (event: ProcessorEvent) => Promise<EffectOf | undefin
 
 /** Backoff doubles from 5 s up to 8 h: the default 20 attempts span about three days. */
 const MAX_BACKOFF_SECONDS = 8 * 3600;
-const PURGE_BATCH = 5_000;
 
 export interface InboxOptions {
   db: Db;
@@ -141,22 +141,9 @@ export function createInbox({ db, handlers, logger, maxAttempts = 20, maxConcurr
       return (await filtered('dead').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n;
     },
 
-    /**
-     * Deletes events processed more than `retentionDays` ago, oldest first, in rounds of
-     * PURGE_BATCH (no long statement, no big lock set); another node's rows are skipped.
-     */
-    async purgeProcessed(retentionDays: number, maxRounds = 20): Promise<number> {
-      let deleted = 0;
-      for (let round = 0; round < maxRounds; round++) {
-        const result = await sql`delete from webhook_events where ctid = any(array(
-            select ctid from webhook_events where processed_at < now() - make_interval(days => ${retentionDays})
-            order by processed_at limit ${PURGE_BATCH} for update skip locked))`.execute(db);
-        const n = Number(result.numAffectedRows ?? 0);
-        deleted += n;
-        if (n < PURGE_BATCH) break;
-      }
-      return deleted;
-    },
+    /** Deletes events processed more than `retentionDays` ago, oldest first, in bounded rounds. */
+    purgeProcessed: (retentionDays: number, maxRounds = 20) =>
+      deleteInRounds(db, 'webhook_events', sql`processed_at < now() - make_interval(days => ${retentionDays})`, 'processed_at', { maxRounds }),
 
     /** Processes every due event (retries, events left by a crash); returns how many. */
     async drain(limit = 1000): Promise<number> {
