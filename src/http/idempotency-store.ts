@@ -47,7 +47,9 @@ export class KeyTaken extends Error {
  * which claimed keys in a transaction of their own; nothing commits them any more.
  */
 export function createIdempotencyStore(db: Db, ttlHours: number) {
-  const replaceable = sql`idempotency_keys.created_at < now() - make_interval(hours => ${ttlHours}) or idempotency_keys.state = 'in_progress'`;
+  // Keys created before this have expired (the TTL); one fragment for every statement below.
+  const expiry = sql`now() - make_interval(hours => ${ttlHours}::int)`;
+  const replaceable = sql`idempotency_keys.created_at < ${expiry} or idempotency_keys.state = 'in_progress'`;
 
   async function rowOf(scope: string, key: string, trx: Executor = db): Promise<KeyRow | undefined> {
     return trx
@@ -58,7 +60,7 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
         'status_code',
         'content_type',
         'response_body',
-        sql<boolean>`created_at < now() - make_interval(hours => ${ttlHours})`.as('expired'),
+        sql<boolean>`created_at < ${expiry}`.as('expired'),
       ])
       .where('scope', '=', scope)
       .where('key', '=', key)
@@ -72,7 +74,7 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
     async rowsOf(items: KeyIdentity[]): Promise<Array<KeyRow | undefined>> {
       const { rows } = await sql<KeyRow & KeyIdentity>`/*prepare:idempotency_lookup*/
         select k.scope, k.key, k.request_hash, k.state, k.status_code, k.content_type, k.response_body,
-               k.created_at < now() - make_interval(hours => ${ttlHours}::int) as expired
+               k.created_at < ${expiry} as expired
         from unnest(${items.map((i) => i.scope)}::text[], ${items.map((i) => i.key)}::text[]) as v(scope, key)
         join idempotency_keys k on k.scope = v.scope and k.key = v.key`.execute(db);
       return items.map((i) => rows.find((r) => r.scope === i.scope && r.key === i.key));
@@ -117,14 +119,14 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
              as t(scope, key, request_hash, status, content_type, body)
         on conflict (scope, key) do update set request_hash = excluded.request_hash, state = 'done', status_code = excluded.status_code,
           content_type = excluded.content_type, response_body = excluded.response_body, created_at = now(), locked_at = now()
-        where idempotency_keys.created_at < now() - make_interval(hours => ${ttlHours}::int) or idempotency_keys.state = 'in_progress'
+        where ${replaceable}
         returning scope, key`.execute(trx);
       return answers.map((a) => rows.some((r) => r.scope === a.scope && r.key === a.key));
     },
 
     /** Deletes the keys older than the TTL, oldest first (index idempotency_keys_created_idx), in bounded rounds. */
     purgeExpired: (maxRounds = 20) =>
-      deleteInRounds(db, 'idempotency_keys', sql`created_at < now() - make_interval(hours => ${ttlHours})`, 'created_at', { maxRounds }),
+      deleteInRounds(db, 'idempotency_keys', sql`created_at < ${expiry}`, 'created_at', { maxRounds }),
   };
 }
 
