@@ -6,6 +6,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { randomBase62, sha256 } from '../src/http/auth.js';
 import { seedExerciseCatalog } from '../src/modules/exercises/seed.js';
 import { MEMBER_TOKEN_PREFIX } from '../src/modules/members/member-auth.js';
+import { createMembershipRepo } from '../src/modules/memberships/membership.repo.js';
 
 export interface BenchFixture {
   workoutId: string;
@@ -50,6 +51,9 @@ export async function seedTrainingHistory(url: string, opts: { members: number; 
       await sql`insert into member_tokens (id, member_id, token_hash, expires_at)
         select gen_random_uuid(), m, h, now() + interval '30 days' from unnest(${ids}::uuid[], ${hashes}::bytea[]) as t(m, h)`.execute(db);
     }
+
+    // The member directory follows subscriptions through the mirror; these were written around it.
+    await createMembershipRepo().rebuild(creatorId, db);
 
     // History: one log per member per day going back, sets cycling through the exercises.
     await sql`insert into workout_logs (id, member_id, creator_id, community_id, workout_id, performed_at, sets_count)

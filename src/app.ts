@@ -13,6 +13,7 @@ import { ApiKey, Creator } from './modules/admin/admin.schemas.js';
 import { Community } from './modules/communities/communities.schemas.js';
 import { DiscoverCommunity } from './modules/discover/discover.schemas.js';
 import { Member } from './modules/members/members.schemas.js';
+import { ExecutedWorkout, MemberListItem, MemberRecord } from './modules/memberships/memberships.schemas.js';
 import { Tier } from './modules/tiers/tiers.schemas.js';
 import type { TaskRunner } from './jobs/tasks.js';
 import type { Reconciler } from './modules/reconcile/reconcile.service.js';
@@ -78,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
-  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout]) app.addSchema(schema);
 
   // JSON only. An empty body counts as no body (clients send Content-Type on bodiless POSTs).
   app.removeAllContentTypeParsers();

@@ -44,6 +44,8 @@ export interface Config {
   manualPayoutMinCents: number;
   /** Where catalog exercise videos live: an exercise's `video_url` is this base + `/` + its slug. */
   exerciseVideoBaseUrl: string;
+  /** The member list counts its total exactly up to this many matches, and estimates it above (a count per request must stay cheap). */
+  membersExactCountLimit: number;
 }
 
 export interface RateLimitConfig {
@@ -189,5 +191,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileIntervalMs: intFrom(env, 'RECONCILE_INTERVAL_MS', 15 * 60_000, 0, 7 * 86_400_000),
     manualPayoutMinCents: intFrom(env, 'MANUAL_PAYOUT_MIN_CENTS', 100, 1, 100_000_000),
     exerciseVideoBaseUrl: videoBaseFrom(env),
+    membersExactCountLimit: intFrom(env, 'MEMBERS_EXACT_COUNT_LIMIT', 10_000, 1, 10_000_000),
   };
 }

@@ -48,6 +48,12 @@ import { memberProgramsRoutes } from './modules/programs/programs.member-routes.
 import { createProgramsRepo } from './modules/programs/programs.repo.js';
 import { programsRoutes } from './modules/programs/programs.routes.js';
 import { createProgramsService } from './modules/programs/programs.service.js';
+import { createDirectoryRepo } from './modules/memberships/directory.repo.js';
+import { createDirectoryService } from './modules/memberships/directory.service.js';
+import { membershipsRoutes } from './modules/memberships/memberships.routes.js';
+import { createRecordRepo } from './modules/memberships/record.repo.js';
+import { createRecordService } from './modules/memberships/record.service.js';
+import { createTrainingViewRepo } from './modules/workout-logs/creator-view.repo.js';
 import { createWorkoutLogsRepo } from './modules/workout-logs/workout-logs.repo.js';
 import { workoutLogsRoutes } from './modules/workout-logs/workout-logs.routes.js';
 import { createLoggingRepo } from './modules/workout-logs/logging.repo.js';
@@ -81,12 +87,15 @@ export interface FeatureDeps {
   processor: Processor;
   /** Webhook signing secrets; several while one is being rolled. */
   webhookSecrets: string[];
+  /** The service's wall clock (the processor keeps its own); tests move it. */
+  now?: () => Date;
 }
 
 export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
   const { config, database } = deps;
   const db = database.db;
   const { processor } = deps;
+  const now = deps.now ?? (() => new Date());
   const logger = app.log as unknown as Logger;
   const tasks = new TaskRunner(logger);
   app.decorate('tasks', tasks);
@@ -129,7 +138,10 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const exercisesRepo = createExercisesRepo(db);
   const exercises = createExercisesService({ db, exercises: exercisesRepo, videoBaseUrl: config.exerciseVideoBaseUrl });
   const programs = createProgramsService({ db, programs: createProgramsRepo(db), communities: communitiesRepo, exercises: exercisesRepo });
-  const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging: createLoggingRepo(db, { onBatch: app.batchSizeMetric('workout_log') }) });
+  const directoryRepo = createDirectoryRepo(db);
+  const directory = createDirectoryService({ directory: directoryRepo, now, exactCountLimit: config.membersExactCountLimit });
+  const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), now });
+  const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging: createLoggingRepo(db, { onBatch: app.batchSizeMetric('workout_log') }), now });
 
   await app.register(healthRoutes(database.ping));
   await app.register(adminRoutes(createAdminService({ db, creators, processor, logger }), deps.adminToken), { prefix: '/api/v1/admin' });
@@ -142,6 +154,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       await api.register(payoutsRoutes(payouts));
       await api.register(exercisesRoutes(exercises));
       await api.register(programsRoutes(programs));
+      await api.register(membershipsRoutes(directory, memberRecords));
     },
     { prefix: '/api/v1' },
   );

@@ -51,6 +51,8 @@ export async function buildTestApp(
     /** Listen on a port and have the simulator deliver its events here (end-to-end tests). */
     webhooks?: boolean;
     beforeReady?: (app: FastifyInstance) => void;
+    /** The service's wall clock (activity, member status); the processor simulator keeps its own. */
+    now?: () => Date;
   } = {},
 ): Promise<TestApp> {
   const database = opts.database ?? (await openTestDatabase());
@@ -75,6 +77,7 @@ export async function buildTestApp(
     logger: opts.logger ?? false,
     processor,
     webhookSecrets: [TEST_WEBHOOK_SECRET],
+    ...(opts.now ? { now: opts.now } : {}),
   });
   opts.beforeReady?.(app);
   await app.ready();

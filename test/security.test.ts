@@ -37,6 +37,8 @@ const RESOURCE_FACTORIES: Record<string, Factory> = {
     if (res.statusCode !== 201) throw new Error(`payout factory failed: ${res.body}`);
     return json(res).data.id as string;
   },
+  // A member of the owner's community (paid through hosted checkout).
+  members: async (t, owner) => (await subscribe(t, { creator: owner, mirror: 'reconcile' })).member.id,
   exercises: async (t, owner) => (await createExercise(t, owner)).id,
   'workout-programs': async (t, owner) => (await createProgram(t, owner, (await createCommunity(t, owner)).id)).id,
   workouts: async (t, owner) => (await createWorkout(t, owner, (await createProgram(t, owner, (await createCommunity(t, owner)).id)).id)).id,

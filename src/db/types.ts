@@ -237,6 +237,42 @@ export interface PaymentsTable {
   paid_at: Date | string;
 }
 
+export type MembershipState = 'active' | 'trial' | 'at_risk' | 'churned';
+
+/** The member directory (migrations/0013), kept by memberships/membership.repo.ts. */
+export interface CreatorMembersTable {
+  creator_id: string;
+  member_id: string;
+  joined_at: Date;
+  last_joined_at: Date;
+  state: MembershipState;
+  last_active_at: Date | null;
+  name_key: string;
+  search: string;
+}
+
+export interface CommunityMembersTable {
+  creator_id: string;
+  community_id: string;
+  member_id: string;
+  joined_at: Date;
+  state: MembershipState;
+  subscription_id: string;
+  tier_id: string;
+}
+
+export interface SubscriptionChangesTable {
+  id: string;
+  creator_id: string;
+  subscription_id: string;
+  recorded_at: Generated<Date>;
+  status: SubscriptionStatus;
+  cancel_at_period_end: boolean;
+  tier_id: string;
+  price_cents: number;
+  current_period_end: Date | null;
+}
+
 export interface Database {
   creators: CreatorsTable;
   api_keys: ApiKeysTable;
@@ -263,6 +299,9 @@ export interface Database {
   balance_transactions: BalanceTransactionsTable;
   creator_monthly_net: CreatorMonthlyNetTable;
   payments: PaymentsTable;
+  creator_members: CreatorMembersTable;
+  community_members: CommunityMembersTable;
+  subscription_changes: SubscriptionChangesTable;
 }
 
 export type { Generated };

@@ -6,6 +6,7 @@ import { newId } from '../../db/ids.js';
 import type { Executor } from '../../db/tx.js';
 import type { BillingPeriod, SubscriptionStatus } from '../../db/types.js';
 import type { Processor } from '../../processor/processor.js';
+import { createMembershipRepo } from '../memberships/membership.repo.js';
 
 /**
  * The subscription mirror. The service never trusts an event's payload for state it keeps:
@@ -41,6 +42,7 @@ function billingPeriodOf(price: Stripe.Price): BillingPeriod | undefined {
 const toDate = (unix: number | null | undefined) => (unix ? new Date(unix * 1000) : null);
 
 export function createSubscriptionSync({ db, processor, logger }: { db: Db; processor: Processor; logger: Logger }) {
+  const membership = createMembershipRepo();
   async function nextSeq(): Promise<number> {
     const { rows } = await sql<{ seq: number }>`select nextval('processor_sync_seq')::bigint as seq`.execute(db);
     return Number(rows[0]!.seq);
@@ -131,6 +133,11 @@ export function createSubscriptionSync({ db, processor, logger }: { db: Db; proc
       Number(before.price_cents) !== values.price_cents ||
       before.tier_id !== values.tier_id ||
       before.current_period_end?.getTime() !== values.current_period_end?.getTime();
+    // What follows from the mirror, in its transaction: the subscription's history and the member directory.
+    if (written && changed) {
+      await membership.recordChange(creator.id, id, trx);
+      await membership.refresh(creator.id, member.member_id, tierPrice.community_id, trx);
+    }
     return { id, changed };
   }
 

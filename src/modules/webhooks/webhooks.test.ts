@@ -25,10 +25,12 @@ const mirrorOf = async (processorId: string) =>
     .where('processor_subscription_id', '=', processorId)
     .executeTakeFirst();
 
-/** Drops a subscription from the mirror, with the payment rows that point at it. */
+/** Drops a subscription from the mirror, with the payment, history and member-directory rows that point at it. */
 async function forgetSubscription(processorId: string) {
   const ids = t.database.db.selectFrom('subscriptions').select('id').where('processor_subscription_id', '=', processorId);
   await t.database.db.deleteFrom('payments').where('subscription_id', 'in', ids).execute();
+  await t.database.db.deleteFrom('subscription_changes').where('subscription_id', 'in', ids).execute();
+  await t.database.db.deleteFrom('community_members').where('subscription_id', 'in', ids).execute();
   await t.database.db.deleteFrom('subscriptions').where('processor_subscription_id', '=', processorId).execute();
 }
 

@@ -5,6 +5,7 @@ import { inTransaction, iso, type Executor } from '../../db/tx.js';
 import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
+import { createActivityRepo } from '../memberships/activity.js';
 import { hasAtMostTwoDecimals } from '../programs/programs.service.js';
 import { displayValue, PR_KINDS, recompute, type Bests, type PrFound, type PrKind } from './prs.js';
 import type { LoggingRepo, LogStatementResult } from './logging.repo.js';
@@ -36,6 +37,7 @@ export type CreatedLog = Static<typeof CreatedWorkoutLog>;
 
 /** Logging what a member really did, with PR detection (DESIGN §7) kept per member × exercise × kind. */
 export function createWorkoutLogsService({ db, logs, logging, now = () => new Date() }: WorkoutLogsDeps) {
+  const activity = createActivityRepo();
   /** Problems a log has without looking anything up; reported with the lookups' ones. */
   function ownProblems(input: CreateLogBody, performedAt: Date): ErrorDetail[] {
     const problems: ErrorDetail[] = [];
@@ -125,7 +127,7 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
         community_id: input.community_id ?? null,
         workout_id: input.workout_id ?? null,
         performed_at: performedAt,
-        created_at: new Date(),
+        created_at: now(),
         sets,
       };
       /** The answer, once written where placeOf says, with the PRs it made. */
@@ -164,6 +166,7 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
       return inTransaction(db, answer, async (trx) => {
         await logging.lockHistory(memberId, trx);
         await logs.insertLog(log, trx);
+        if (log.creator_id) await activity.record(log.creator_id, memberId, log.created_at, trx);
         return answerOf(result, (await recomputeExercises(memberId, exerciseIds, trx)).get(id) ?? []);
       });
     },

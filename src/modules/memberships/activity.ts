@@ -1,0 +1,35 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/tx.js';
+
+/**
+ * Member activity (DESIGN §7: a workout logged, a comment, kudos, a poll vote, a post view),
+ * kept per creator × member as creator_members.last_active_at: what the directory sorts by
+ * and what makes a member at risk after 14 quiet days.
+ *
+ * Written at most once an hour per creator and member: an activity within the hour after
+ * the recorded one changes nothing, so a member's busy session costs one row write, and the
+ * workout-logging statement pays an index probe, not an update, for almost every log.
+ * `last_active_at` is therefore exact to within an hour (never later than the truth).
+ */
+export const ACTIVITY_RESOLUTION_SQL = `interval '1 hour'`;
+
+/** The condition under which an activity at `at` is written over `lastActiveAt` (SQL text, for statements that inline it). */
+export const activityIsNewer = (lastActiveAt: string, at: string): string =>
+  `(${lastActiveAt} is null or ${lastActiveAt} < ${at} - ${ACTIVITY_RESOLUTION_SQL})`;
+
+export function createActivityRepo() {
+  return {
+    /**
+     * Records the member's activity in this creator's communities at `at`. The one function
+     * every kind of activity calls (the logging statement inlines the same condition). A
+     * member with no subscription to the creator has no row and nothing is recorded.
+     */
+    async record(creatorId: string, memberId: string, at: Date, trx: Executor) {
+      await sql`update creator_members m set last_active_at = x.at
+        from (select ${at}::timestamptz as at) x
+        where m.creator_id = ${creatorId} and m.member_id = ${memberId} and ${sql.raw(activityIsNewer('m.last_active_at', 'x.at'))}`.execute(trx);
+    },
+  };
+}
+
+export type ActivityRepo = ReturnType<typeof createActivityRepo>;

@@ -1,0 +1,179 @@
+import { sql, type RawBuilder } from 'kysely';
+import { containsPattern } from '../../db/like.js';
+import type { Executor } from '../../db/tx.js';
+import type { MembershipState, SubscriptionStatus } from '../../db/types.js';
+
+export type MemberStatus = MembershipState;
+export type SortKey = 'joined_at' | 'last_active_at' | 'name';
+
+export interface DirectoryFilter {
+  communityId?: string;
+  tierId?: string;
+  status?: MemberStatus;
+  joinedAfter?: Date;
+  q?: string;
+}
+
+export interface DirectorySort {
+  key: SortKey;
+  desc: boolean;
+}
+
+/** DESIGN §7: no activity for this long makes an otherwise active member at risk. */
+export const QUIET_DAYS = 14;
+const DAY_MS = 86_400_000;
+
+/** Inactivity counts from the last activity, or the latest (re)joining if that is later (`m` = creator_members). */
+const quietSince = (now: Date) => sql`greatest(m.last_active_at, m.last_joined_at) < ${new Date(now.getTime() - QUIET_DAYS * DAY_MS)}`;
+
+/** A row of the directory, as read for a page or an export batch (the service presents it). */
+export interface DirectoryRow {
+  member_id: string;
+  name: string;
+  email: string;
+  avatar_url: string | null;
+  status: MemberStatus;
+  joined_at: Date;
+  last_active_at: Date | null;
+  workouts_completed_30d: number;
+  streak_days: number;
+  subscriptions: Array<{ community_id: string; tier_id: string; tier_name: string; status: SubscriptionStatus; joined_at: string }>;
+}
+
+/** Where a page or batch starts after (keyset): the last row's sort value and id. */
+export interface After {
+  value: string | null;
+  memberId: string;
+}
+
+/**
+ * The creator's member directory (migrations/0013): creator_members, one row per member, and
+ * community_members, one per member and community, when the list is narrowed to a community
+ * or tier. Status is evaluated where the list is scoped (DESIGN §7; within the community when
+ * one is named), activity always over all of the creator's communities.
+ */
+export function createDirectoryRepo(db: Executor) {
+  /** The FROM and WHERE of a query; `c` is the community row when scoped, `m` the creator's. */
+  function matching(creatorId: string, f: DirectoryFilter, sort: DirectorySort, now: Date) {
+    const scoped = Boolean(f.communityId || f.tierId);
+    const state = sql.ref(scoped ? 'c.state' : 'm.state');
+    const joined = sql.ref(scoped ? 'c.joined_at' : 'm.joined_at');
+    const quiet = quietSince(now);
+    const conditions: RawBuilder<unknown>[] = [sql`${sql.ref(scoped ? 'c.creator_id' : 'm.creator_id')} = ${creatorId}`];
+    if (f.communityId) conditions.push(sql`c.community_id = ${f.communityId}`);
+    if (f.tierId) conditions.push(sql`c.tier_id = ${f.tierId}`);
+    if (f.status === 'churned' || f.status === 'trial') conditions.push(sql`${state} = ${f.status}`);
+    if (f.status === 'at_risk') conditions.push(sql`(${state} = 'at_risk' or (${state} = 'active' and ${quiet}))`);
+    if (f.status === 'active') conditions.push(sql`(${state} = 'active' and not ${quiet})`);
+    if (f.joinedAfter) conditions.push(sql`${joined} > ${f.joinedAfter}`);
+    if (f.q) conditions.push(sql`m.search like fold(${containsPattern(f.q)})`);
+    // The community rows alone answer a scoped list by join date with no activity rule or search.
+    const needsMember = !scoped || f.q !== undefined || f.status === 'active' || f.status === 'at_risk' || sort.key !== 'joined_at';
+    const from = !scoped
+      ? sql`creator_members m`
+      : needsMember
+        ? sql`community_members c join creator_members m on m.creator_id = c.creator_id and m.member_id = c.member_id`
+        : sql`community_members c`;
+    const memberId = sql.ref(scoped ? 'c.member_id' : 'm.member_id');
+    return { from, where: sql.join(conditions, sql` and `), joined, memberId };
+  }
+
+  /** ORDER BY of a sort, ties by member id in the same direction; each has its index (0013). */
+  function ordering(sort: DirectorySort, joined: RawBuilder<unknown>, memberId: RawBuilder<unknown>) {
+    const dir = sql.raw(sort.desc ? 'desc' : 'asc');
+    if (sort.key === 'joined_at') return { value: joined, order: sql`${joined} ${dir}, ${memberId} ${dir}` };
+    if (sort.key === 'name') return { value: sql`m.name_key collate "C"`, order: sql`m.name_key collate "C" ${dir}, ${memberId} ${dir}` };
+    // Members never active come last newest-first, first oldest-first (the index's order read either way).
+    return { value: sql`m.last_active_at`, order: sql`m.last_active_at ${dir} nulls ${sql.raw(sort.desc ? 'last' : 'first')}, ${memberId} ${dir}` };
+  }
+
+  /** Rows strictly after `after` in the sort's order (keyset, for the export). */
+  function keyset(sort: DirectorySort, value: RawBuilder<unknown>, memberId: RawBuilder<unknown>, after: After) {
+    const beyond = sql.raw(sort.desc ? '<' : '>');
+    // Sort values travel as text (microseconds intact; a JavaScript Date would drop them).
+    const last = sort.key === 'name' ? sql`${after.value}::text` : sql`${after.value}::timestamptz`;
+    if (sort.key === 'last_active_at') {
+      // Nulls come after every date when descending, before every date when ascending.
+      if (after.value === null) return sort.desc ? sql`(${value} is null and ${memberId} < ${after.memberId})` : sql`(${value} is not null or ${memberId} > ${after.memberId})`;
+      return sort.desc
+        ? sql`(${value} < ${last} or (${value} = ${last} and ${memberId} < ${after.memberId}) or ${value} is null)`
+        : sql`(${value} > ${last} or (${value} = ${last} and ${memberId} > ${after.memberId}))`;
+    }
+    return sql`(${value}, ${memberId}) ${beyond} (${last}, ${after.memberId}::uuid)`;
+  }
+
+  /**
+   * The directory rows of `ids` (an SQL uuid[]), in that order, with each member's
+   * subscriptions and engagement; status evaluated within the community or tier of `scope`
+   * when it names one. One statement: when `ids` picks a page from an index (an index-only
+   * walk, however deep), only the rows of the page are read.
+   */
+  async function rowsOf(creatorId: string, ids: RawBuilder<unknown>, scope: DirectoryFilter, value: RawBuilder<unknown>, now: Date, trx: Executor) {
+    const scoped = Boolean(scope.communityId || scope.tierId);
+    const state = sql.ref(scoped ? 'c.state' : 'm.state');
+    const today = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
+    const monthAgo = new Date(now.getTime() - 30 * DAY_MS);
+    const { rows } = await sql<DirectoryRow & { sort_value: string | null }>`
+      select m.member_id, p.name, p.email, p.avatar_url, m.joined_at, m.last_active_at,
+             case when ${state} = 'active' and ${quietSince(now)} then 'at_risk' else ${state} end as status,
+             (${value})::text as sort_value,
+             (select count(*)::int from workout_logs l
+              where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at > ${monthAgo} and l.performed_at <= ${now}) as workouts_completed_30d,
+             -- Consecutive UTC days with a log, ending today or yesterday: among the distinct
+             -- days newest first, the k-th belongs to the run while it is exactly k days before the newest.
+             (select count(*)::int from (
+                select d.day, max(d.day) over () as top, (row_number() over (order by d.day desc))::int - 1 as k
+                from (select distinct (l.performed_at at time zone 'UTC')::date as day from workout_logs l
+                      where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at < ${new Date(today.getTime() + DAY_MS)}) d
+              ) r where r.top >= ${today}::date - 1 and r.day + r.k = r.top) as streak_days,
+             (select coalesce(json_agg(json_build_object('community_id', cm.community_id, 'tier_id', cm.tier_id, 'tier_name', t.name,
+                                                         'status', s.status, 'joined_at', cm.joined_at) order by cm.joined_at, cm.community_id), '[]')
+              from community_members cm join subscriptions s on s.id = cm.subscription_id join tiers t on t.id = cm.tier_id
+              where cm.creator_id = m.creator_id and cm.member_id = m.member_id) as subscriptions
+      from unnest(${ids}::uuid[]) with ordinality as x(member_id, n)
+      join creator_members m on m.creator_id = ${creatorId} and m.member_id = x.member_id
+      join members p on p.id = x.member_id
+      ${scoped ? sql`join community_members c on c.creator_id = m.creator_id and c.member_id = m.member_id and ${scope.communityId ? sql`c.community_id = ${scope.communityId}` : sql`c.tier_id = ${scope.tierId}`}` : sql``}
+      order by x.n`.execute(trx);
+    return rows;
+  }
+
+  return {
+    /**
+     * One page (offset) or batch (keyset `after`) of the directory with each member's
+     * subscriptions and engagement, in one statement: the ids are picked from the sort's
+     * index first (an index-only walk, however deep the page), then only those rows are read.
+     */
+    async page(creatorId: string, f: DirectoryFilter, sort: DirectorySort, now: Date, at: { offset: number; limit: number; after?: After }, trx: Executor = db) {
+      const q = matching(creatorId, f, sort, now);
+      const { value, order } = ordering(sort, q.joined, q.memberId);
+      const where = at.after ? sql`${q.where} and ${keyset(sort, value, q.memberId, at.after)}` : q.where;
+      const ids = sql`array(select ${q.memberId} from ${q.from} where ${where} order by ${order} offset ${at.offset} limit ${at.limit})`;
+      return rowsOf(creatorId, ids, f, value, now, trx);
+    },
+
+    /**
+     * How many members match, counted exactly up to `cap` (a walk of at most cap + 1 index
+     * entries); beyond it, the planner's estimate, flagged. A count over a million rows per
+     * request would cost more than the page itself.
+     */
+    async count(creatorId: string, f: DirectoryFilter, now: Date, cap: number, trx: Executor = db): Promise<{ total: number; estimate: boolean }> {
+      const q = matching(creatorId, f, { key: 'joined_at', desc: true }, now);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from (select 1 from ${q.from} where ${q.where} limit ${cap + 1}) t`.execute(trx);
+      const n = rows[0]!.n;
+      if (n <= cap) return { total: n, estimate: false };
+      const plan = await sql<{ 'QUERY PLAN': unknown }>`explain (format json) select 1 from ${q.from} where ${q.where}`.execute(trx);
+      const raw = plan.rows[0]!['QUERY PLAN'];
+      const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: { 'Plan Rows': number } }>;
+      return { total: Math.max(cap + 1, Math.round(doc[0]!.Plan['Plan Rows'])), estimate: true };
+    },
+
+    /** The member's directory row (status over all the creator's communities), or undefined when they never subscribed to this creator. */
+    async find(creatorId: string, memberId: string, now: Date, trx: Executor = db) {
+      const rows = await rowsOf(creatorId, sql`array[${memberId}::uuid]`, {}, sql`null`, now, trx);
+      return rows[0];
+    },
+  };
+}
+
+export type DirectoryRepo = ReturnType<typeof createDirectoryRepo>;

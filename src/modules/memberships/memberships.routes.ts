@@ -1,0 +1,97 @@
+import { Readable } from 'node:stream';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { creatorOf } from '../../http/auth.js';
+import { authErrors, IdParams, notFoundError, Ok, OkList, PaginationQuery } from '../../http/schemas.js';
+import { csvHeader, csvRows } from './csv.js';
+import type { DirectoryService } from './directory.service.js';
+import { ExecutedWorkout, ExportMembersQuery, ListMembersQuery, MemberListItem, MemberRecord, MembersPagination } from './memberships.schemas.js';
+import type { RecordService } from './record.service.js';
+
+const tags = ['Members'];
+
+export function membershipsRoutes(directory: DirectoryService, records: RecordService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/members/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Get a member',
+          description:
+            "The member as in the list, plus their status and first join, the complete subscription history in this creator's communities (each subscription with its recorded changes, payments and refunds), the 20 most recent executed workouts (and the path to page further), personal records and challenge participation. Someone who never subscribed to this creator is 404, whoever else they belong to.",
+          params: IdParams,
+          response: { 200: Ok(Type.Ref(MemberRecord)), ...authErrors, ...notFoundError },
+        },
+      },
+      async (request) => ({ success: true as const, data: await records.get(creatorOf(request), request.params.id) }),
+    );
+
+    app.get(
+      '/members/:id/workout-logs',
+      {
+        schema: {
+          tags,
+          summary: "List a member's executed workouts",
+          description: "Workouts the member logged in this creator's communities, newest first (performed_at, ties by id). Personal logs and logs in other creators' communities never show.",
+          params: IdParams,
+          querystring: Type.Object(PaginationQuery, { additionalProperties: false }),
+          response: { 200: OkList(Type.Ref(ExecutedWorkout)), ...authErrors, ...notFoundError },
+        },
+      },
+      async (request) => records.workoutLogs(creatorOf(request), request.params.id, request.query),
+    );
+
+    app.get(
+      '/members',
+      {
+        schema: {
+          tags,
+          summary: 'List members',
+          description:
+            "Everyone who ever subscribed (any status) to one of the creator's communities, with their subscriptions and engagement in this creator's communities only. Filters combine (AND). Default order: newest join first. Pages are read from an index whatever their depth; `pagination.total` is exact up to 10,000 matches and an estimate above (flagged by `total_is_estimate`).",
+          querystring: ListMembersQuery,
+          response: {
+            200: Type.Object({ success: Type.Literal(true), data: Type.Array(Type.Ref(MemberListItem)), pagination: MembersPagination }),
+            ...authErrors,
+          },
+        },
+      },
+      async (request) => directory.list(creatorOf(request), request.query),
+    );
+
+    app.get(
+      '/members/export.csv',
+      {
+        schema: {
+          tags,
+          summary: 'Export members as CSV',
+          description:
+            'The members matching the same filters and order as the list, every page of them, as CSV (RFC 4180: comma-separated, CRLF line ends, fields quoted when they hold a comma, quote or line break; UTF-8, no byte-order mark; a header row first). Streamed in batches, so its memory stays constant at any size. Columns: `id, name, email, avatar_url, status, joined_at, last_active_at, workouts_completed_30d, posts_count_30d, streak_days, tiers` (`tiers`: "Tier name: subscription status" per community, separated by "; "). A cell a spreadsheet could run as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return) is prefixed with `\'`. An error after the first batch was sent ends the response early (the last line is then incomplete), since the status is already sent.',
+          querystring: ExportMembersQuery,
+          produces: ['text/csv'],
+          response: {
+            200: { description: 'CSV of the members', content: { 'text/csv': { schema: Type.String() } } },
+            ...authErrors,
+          },
+        },
+      },
+      async (request, reply) => {
+        const rows = directory.exportRows(creatorOf(request), request.query);
+        // The first batch is read before the status is sent, so a failure there is an ordinary error response.
+        const first = await rows.next();
+        async function* lines() {
+          yield csvHeader();
+          if (first.done) return;
+          yield csvRows(first.value);
+          for await (const batch of rows) yield csvRows(batch);
+        }
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="members.csv"')
+          .header('cache-control', 'no-store')
+          // A stream, not the string the OpenAPI schema describes: the type provider only knows the latter.
+          .send(Readable.from(lines(), { objectMode: false }) as unknown as string);
+      },
+    );
+  };
+}

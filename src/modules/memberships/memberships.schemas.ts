@@ -1,0 +1,180 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+
+const SubscriptionStatus = Type.Union([Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled')]);
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export const MemberStatusValues = ['active', 'trial', 'at_risk', 'churned'] as const;
+export const SortValues = ['joined_at', '-joined_at', 'last_active_at', '-last_active_at', 'name', '-name'] as const;
+
+const MemberStatus = Type.Union(
+  MemberStatusValues.map((v) => Type.Literal(v)),
+  {
+    description:
+      "DESIGN §7, the first rule that holds: `churned` = every subscription canceled; `trial` = a trialing one and no active one; `at_risk` = a past_due one, or an active one set to cancel at period end, or no activity for 14 days (counted from the last activity, or from the latest subscription's start when that is later, so a member who just joined is not at risk); `active` = the rest. Evaluated over the creator's communities, or within the community of `community_id` / `tier_id` when given; activity always counts across the creator's communities.",
+  },
+);
+
+export const MemberSubscriptionEntry = Type.Object({
+  community_id: Uuid,
+  tier_id: Uuid,
+  tier_name: Type.String(),
+  status: SubscriptionStatus,
+  joined_at: Type.String({ format: 'date-time', description: 'When the member first subscribed in this community (processor time).' }),
+});
+
+export const Engagement = Type.Object({
+  last_active_at: Type.Union([Timestamp, Type.Null()], {
+    description:
+      "The member's last activity in this creator's communities (a workout logged; comments, kudos, poll votes and post views once the feed exists), exact to within an hour: activity is recorded at most once an hour. Null when there has been none.",
+  }),
+  workouts_completed_30d: Type.Integer({ description: "Workouts logged in this creator's communities, performed in the last 30 days." }),
+  posts_count_30d: Type.Integer({
+    description: "Posts and comments the member wrote in this creator's communities in the last 30 days. Members cannot write them until the community feed exists, so this is 0 until then.",
+  }),
+  streak_days: Type.Integer({ description: "Consecutive UTC days with at least one workout logged in this creator's communities, ending today or yesterday; 0 otherwise." }),
+});
+
+const memberFields = {
+  id: Uuid,
+  name: Type.String(),
+  email: Type.String(),
+  avatar_url: Type.Union([Type.String(), Type.Null()]),
+  subscriptions: Type.Array(MemberSubscriptionEntry, {
+    description:
+      "One entry per community of this creator the member ever subscribed to, oldest first: the subscription that counts there now (a live one, the most recent if several; else the most recent ended one). The detail's `subscription_history` has every subscription.",
+  }),
+  engagement: Engagement,
+};
+
+export const MemberListItem = Type.Object(memberFields, { $id: 'MemberListItem', title: 'MemberListItem', description: 'A member as the creator sees them: only subscriptions and activity in this creator’s communities.' });
+
+export const MembersPagination = Type.Object({
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer({
+    description:
+      'Members matching the filters. Exact up to 10,000; above that it is the database planner’s estimate (fast at any size, typically within a few percent for a plain or single-filter list) and `total_is_estimate` is true.',
+  }),
+  pages: Type.Integer({ description: 'Number of pages for `total` (0 when there are no members).' }),
+  total_is_estimate: Type.Boolean({ description: 'True when `total` (and so `pages`) is an estimate; see `total`.' }),
+});
+
+const filters = {
+  community_id: Type.Optional(
+    Type.String({ format: 'uuid', description: "Members who ever subscribed in this community (a community that is not this creator's matches no one)." }),
+  ),
+  tier_id: Type.Optional(Type.String({ format: 'uuid', description: 'Members whose current subscription in the tier’s community (the one listed in `subscriptions`) is in this tier.' })),
+  status: Type.Optional(MemberStatus),
+  joined_after: Type.Optional(
+    Type.String({
+      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$',
+      description:
+        'ISO date (`2026-03-01`, read as that day’s 00:00 UTC) or date-time with offset: members who first joined (in the community of `community_id`/`tier_id` when given, else any of the creator’s communities) strictly after it.',
+    }),
+  ),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Substring of the name or e-mail, ignoring case and accents ("joao" finds "João", "SILVA" finds "Maria Silva"); `%`, `_` and `\\` match themselves.',
+    }),
+  ),
+  sort: Type.Optional(
+    Type.Union(
+      SortValues.map((v) => Type.Literal(v)),
+      {
+        default: '-joined_at',
+        description:
+          '`joined_at` (first subscription to the creator, or to the filtered community), `last_active_at` or `name` (ignoring case and accents); `-` for descending. Default `-joined_at`. Ties by member id in the same direction. Members never active come last in `-last_active_at`, first in `last_active_at`.',
+      },
+    ),
+  ),
+};
+
+export const ListMembersQuery = Type.Object({ ...PaginationQuery, ...filters }, { additionalProperties: false });
+export type ListMembersQuery = Static<typeof ListMembersQuery>;
+
+export const ExportMembersQuery = Type.Object(filters, { additionalProperties: false });
+export type ExportMembersQuery = Static<typeof ExportMembersQuery>;
+
+const Money = Type.Integer({ description: 'Integer cents.' });
+
+const HistoryEntry = Type.Object({
+  id: Uuid,
+  community_id: Uuid,
+  community_name: Type.String(),
+  tier_id: Uuid,
+  tier_name: Type.String(),
+  status: SubscriptionStatus,
+  price_cents: Money,
+  billing_period: Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]),
+  created_at: Type.String({ format: 'date-time', description: 'When the member subscribed (processor time).' }),
+  current_period_start: NullableTimestamp,
+  current_period_end: NullableTimestamp,
+  cancel_at_period_end: Type.Boolean(),
+  canceled_at: NullableTimestamp,
+  ended_at: NullableTimestamp,
+  trial_end: NullableTimestamp,
+  cancellation_reason: Type.Union([Type.String(), Type.Null()], { description: "The creator's internal note from the cancel call; never shown to the member." }),
+  changes: Type.Array(
+    Type.Object({
+      recorded_at: Type.String({ format: 'date-time', description: 'When the service mirrored this state.' }),
+      status: SubscriptionStatus,
+      cancel_at_period_end: Type.Boolean(),
+      tier_id: Uuid,
+      price_cents: Money,
+      current_period_end: NullableTimestamp,
+    }),
+    {
+      description:
+        'Every state the mirror recorded, oldest first: creation, status changes, cancel at period end set or lifted, tier or price changes, renewals (a new period end). Recorded since member records exist; older subscriptions show their later changes only (their processor times above still tell creation, cancellation and end).',
+    },
+  ),
+  payments: Type.Array(Type.Object({ id: Uuid, amount_cents: Money, currency: Type.String(), paid_at: Timestamp }), { description: 'Paid invoices, oldest first.' }),
+  refunds: Type.Array(Type.Object({ id: Uuid, amount_cents: Money, currency: Type.String(), status: Type.String(), created_at: Timestamp }), { description: 'Refunds, oldest first.' }),
+});
+
+export const ExecutedWorkout = Type.Object(
+  {
+    id: Uuid,
+    community_id: Type.Union([Uuid, Type.Null()]),
+    workout_id: Type.Union([Uuid, Type.Null()]),
+    workout_name: Type.Union([Type.String(), Type.Null()], { description: 'The program workout followed, if any.' }),
+    performed_at: Timestamp,
+    sets_count: Type.Integer(),
+    created_at: Timestamp,
+  },
+  { $id: 'ExecutedWorkout', title: 'ExecutedWorkout', description: "A workout the member logged in one of this creator's communities (personal logs and other creators' never show)." },
+);
+
+export const MemberRecord = Type.Object(
+  {
+    ...memberFields,
+    status: MemberStatus,
+    joined_at: Type.String({ format: 'date-time', description: "First subscription to any of this creator's communities." }),
+    subscription_history: Type.Array(HistoryEntry, { description: "Every subscription the member holds or held in this creator's communities, oldest first." }),
+    workouts: Type.Object({
+      data: Type.Array(Type.Ref(ExecutedWorkout), { description: 'The 20 most recent, newest first (performed_at, ties by id).' }),
+      total: Type.Integer(),
+      next: Type.Union([Type.String(), Type.Null()], { description: 'Path of the next page (`GET /api/v1/members/:id/workout-logs?page=2&limit=20`), null when these are all.' }),
+    }),
+    personal_records: Type.Array(
+      Type.Object({
+        exercise_id: Uuid,
+        exercise_name: Type.String(),
+        kind: Type.Union([Type.Literal('max_load'), Type.Literal('est_1rm'), Type.Literal('max_volume'), Type.Literal('max_reps')]),
+        value: Type.Number(),
+        previous_value: Type.Number({ description: 'The record it beat.' }),
+        log_id: Uuid,
+        performed_at: Timestamp,
+      }),
+      {
+        description:
+          "The member's current best per exercise and kind where it was set in this creator's communities and beat an earlier set (a first set is a baseline, not a PR). Newest first. A best set in a personal log or another creator's community is not shown.",
+      },
+    ),
+    challenges: Type.Array(Type.Object({}), { description: "Challenge participation in this creator's communities; empty until challenges exist." }),
+  },
+  { $id: 'MemberRecord', title: 'MemberRecord' },
+);

@@ -1,0 +1,55 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/tx.js';
+import type { BillingPeriod, SubscriptionStatus } from '../../db/types.js';
+
+export interface HistoryRow {
+  id: string;
+  community_id: string;
+  community_name: string;
+  tier_id: string;
+  tier_name: string;
+  status: SubscriptionStatus;
+  price_cents: string | number;
+  billing_period: BillingPeriod;
+  created_at: Date;
+  current_period_start: Date | null;
+  current_period_end: Date | null;
+  cancel_at_period_end: boolean;
+  canceled_at: Date | null;
+  ended_at: Date | null;
+  trial_end: Date | null;
+  cancellation_reason: string | null;
+  /** JSON aggregates: timestamps arrive as text. */
+  changes: Array<{ recorded_at: string; status: SubscriptionStatus; cancel_at_period_end: boolean; tier_id: string; price_cents: number; current_period_end: string | null }>;
+  payments: Array<{ id: string; amount_cents: number; currency: string; paid_at: string }>;
+  refunds: Array<{ id: string; amount_cents: number; currency: string; status: string; created_at: string }>;
+}
+
+/** The member record's history: every subscription the member holds or held with this creator. */
+export function createRecordRepo(db: Executor) {
+  return {
+    /** Oldest first, each with its recorded changes, paid invoices and refunds (one statement). */
+    async subscriptionHistory(creatorId: string, memberId: string, trx: Executor = db): Promise<HistoryRow[]> {
+      const { rows } = await sql<HistoryRow>`
+        select s.id, s.community_id, c.name as community_name, s.tier_id, t.name as tier_name, s.status, s.price_cents, s.billing_period,
+               s.created_at, s.current_period_start, s.current_period_end, s.cancel_at_period_end, s.canceled_at, s.ended_at, s.trial_end,
+               s.cancellation_reason,
+               (select coalesce(json_agg(json_build_object('recorded_at', ch.recorded_at, 'status', ch.status, 'cancel_at_period_end', ch.cancel_at_period_end,
+                                                           'tier_id', ch.tier_id, 'price_cents', ch.price_cents, 'current_period_end', ch.current_period_end)
+                                         order by ch.recorded_at, ch.id), '[]')
+                from subscription_changes ch where ch.creator_id = s.creator_id and ch.subscription_id = s.id) as changes,
+               (select coalesce(json_agg(json_build_object('id', p.id, 'amount_cents', p.amount_cents, 'currency', p.currency, 'paid_at', p.paid_at)
+                                         order by p.paid_at, p.id), '[]')
+                from payments p where p.creator_id = s.creator_id and p.subscription_id = s.id) as payments,
+               (select coalesce(json_agg(json_build_object('id', r.id, 'amount_cents', r.amount_cents, 'currency', r.currency, 'status', r.status, 'created_at', r.created_at)
+                                         order by r.created_at, r.id), '[]')
+                from refunds r where r.creator_id = s.creator_id and r.subscription_id = s.id) as refunds
+        from subscriptions s join tiers t on t.id = s.tier_id join communities c on c.id = s.community_id
+        where s.creator_id = ${creatorId} and s.member_id = ${memberId}
+        order by s.created_at, s.id`.execute(trx);
+      return rows;
+    },
+  };
+}
+
+export type RecordRepo = ReturnType<typeof createRecordRepo>;
