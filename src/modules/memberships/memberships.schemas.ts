@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Subscription } from '../subscriptions/subscriptions.schemas.js';
 
 const SubscriptionStatus = Type.Union([Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled')]);
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
@@ -100,23 +101,11 @@ export type ExportMembersQuery = Static<typeof ExportMembersQuery>;
 
 const Money = Type.Integer({ description: 'Integer cents.' });
 
+// A subscription record (GET /subscriptions/{id}) with what the member record adds to it.
 const HistoryEntry = Type.Object({
-  id: Uuid,
-  community_id: Uuid,
+  ...Subscription.properties,
   community_name: Type.String(),
-  tier_id: Uuid,
   tier_name: Type.String(),
-  status: SubscriptionStatus,
-  price_cents: Money,
-  billing_period: Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]),
-  created_at: Type.String({ format: 'date-time', description: 'When the member subscribed (processor time).' }),
-  current_period_start: NullableTimestamp,
-  current_period_end: NullableTimestamp,
-  cancel_at_period_end: Type.Boolean(),
-  canceled_at: NullableTimestamp,
-  ended_at: NullableTimestamp,
-  trial_end: NullableTimestamp,
-  cancellation_reason: Type.Union([Type.String(), Type.Null()], { description: "The creator's internal note from the cancel call; never shown to the member." }),
   changes: Type.Array(
     Type.Object({
       recorded_at: Type.String({ format: 'date-time', description: 'When the service mirrored this state.' }),

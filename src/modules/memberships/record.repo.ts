@@ -1,29 +1,16 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/tx.js';
-import type { BillingPeriod, SubscriptionStatus } from '../../db/types.js';
+import type { SubscriptionStatus } from '../../db/types.js';
+import type { SubscriptionRow } from '../subscriptions/subscriptions.repo.js';
 
-export interface HistoryRow {
-  id: string;
-  community_id: string;
+/** A subscription row with what the member record adds to it; JSON aggregates carry timestamps as text. */
+export type HistoryRow = SubscriptionRow & {
   community_name: string;
-  tier_id: string;
   tier_name: string;
-  status: SubscriptionStatus;
-  price_cents: string | number;
-  billing_period: BillingPeriod;
-  created_at: Date;
-  current_period_start: Date | null;
-  current_period_end: Date | null;
-  cancel_at_period_end: boolean;
-  canceled_at: Date | null;
-  ended_at: Date | null;
-  trial_end: Date | null;
-  cancellation_reason: string | null;
-  /** JSON aggregates: timestamps arrive as text. */
   changes: Array<{ recorded_at: string; status: SubscriptionStatus; cancel_at_period_end: boolean; tier_id: string; price_cents: number; current_period_end: string | null }>;
   payments: Array<{ id: string; amount_cents: number; currency: string; paid_at: string }>;
   refunds: Array<{ id: string; amount_cents: number; currency: string; status: string; created_at: string }>;
-}
+};
 
 /** The member record's history: every subscription the member holds or held with this creator. */
 export function createRecordRepo(db: Executor) {
@@ -31,9 +18,7 @@ export function createRecordRepo(db: Executor) {
     /** Oldest first, each with its recorded changes, paid invoices and refunds (one statement). */
     async subscriptionHistory(creatorId: string, memberId: string, trx: Executor = db): Promise<HistoryRow[]> {
       const { rows } = await sql<HistoryRow>`
-        select s.id, s.community_id, c.name as community_name, s.tier_id, t.name as tier_name, s.status, s.price_cents, s.billing_period,
-               s.created_at, s.current_period_start, s.current_period_end, s.cancel_at_period_end, s.canceled_at, s.ended_at, s.trial_end,
-               s.cancellation_reason,
+        select s.*, c.name as community_name, t.name as tier_name,
                (select coalesce(json_agg(json_build_object('recorded_at', ch.recorded_at, 'status', ch.status, 'cancel_at_period_end', ch.cancel_at_period_end,
                                                            'tier_id', ch.tier_id, 'price_cents', ch.price_cents, 'current_period_end', ch.current_period_end)
                                          order by ch.recorded_at, ch.id), '[]')

@@ -1,6 +1,7 @@
 import { iso, isoOrNull } from '../../db/tx.js';
 import { notFound } from '../../http/errors.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
+import { presentSubscription } from '../subscriptions/subscriptions.service.js';
 import type { TrainingViewRepo } from '../workout-logs/creator-view.repo.js';
 import { displayValue } from '../workout-logs/prs.js';
 import type { DirectoryRepo } from './directory.repo.js';
@@ -19,22 +20,9 @@ export interface RecordDeps {
 
 function presentHistory(s: HistoryRow) {
   return {
-    id: s.id,
-    community_id: s.community_id,
+    ...presentSubscription(s),
     community_name: s.community_name,
-    tier_id: s.tier_id,
     tier_name: s.tier_name,
-    status: s.status,
-    price_cents: Number(s.price_cents),
-    billing_period: s.billing_period,
-    created_at: iso(s.created_at),
-    current_period_start: isoOrNull(s.current_period_start),
-    current_period_end: isoOrNull(s.current_period_end),
-    cancel_at_period_end: s.cancel_at_period_end,
-    canceled_at: isoOrNull(s.canceled_at),
-    ended_at: isoOrNull(s.ended_at),
-    trial_end: isoOrNull(s.trial_end),
-    cancellation_reason: s.cancellation_reason,
     changes: s.changes.map((c) => ({ ...c, recorded_at: iso(c.recorded_at), price_cents: Number(c.price_cents), current_period_end: isoOrNull(c.current_period_end) })),
     payments: s.payments.map((p) => ({ ...p, amount_cents: Number(p.amount_cents), paid_at: iso(p.paid_at) })),
     refunds: s.refunds.map((r) => ({ ...r, amount_cents: Number(r.amount_cents), created_at: iso(r.created_at) })),
