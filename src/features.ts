@@ -139,7 +139,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const exercises = createExercisesService({ db, exercises: exercisesRepo, videoBaseUrl: config.exerciseVideoBaseUrl });
   const programs = createProgramsService({ db, programs: createProgramsRepo(db), communities: communitiesRepo, exercises: exercisesRepo });
   const directoryRepo = createDirectoryRepo(db);
-  const directory = createDirectoryService({ directory: directoryRepo, now, exactCountLimit: config.membersExactCountLimit });
+  const directory = createDirectoryService({ db, directory: directoryRepo, now, exactCountLimit: config.membersExactCountLimit });
   const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), now });
   const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging: createLoggingRepo(db, { onBatch: app.batchSizeMetric('workout_log') }), now });
 

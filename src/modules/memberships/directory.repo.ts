@@ -23,8 +23,15 @@ export interface DirectorySort {
 export const QUIET_DAYS = 14;
 const DAY_MS = 86_400_000;
 
-/** Inactivity counts from the last activity, or the latest (re)joining if that is later (`m` = creator_members). */
-const quietSince = (now: Date) => sql`greatest(m.last_active_at, m.last_joined_at) < ${new Date(now.getTime() - QUIET_DAYS * DAY_MS)}`;
+/**
+ * Inactivity counts from the last activity, or the latest (re)joining if that is later
+ * (`m` = creator_members): greatest(last_active_at, last_joined_at) before the cutoff, spelled
+ * per column so the planner estimates it from each column's statistics (the total of a long
+ * list is that estimate).
+ */
+const cutoffOf = (now: Date) => new Date(now.getTime() - QUIET_DAYS * DAY_MS);
+const quietSince = (now: Date) => sql`((m.last_active_at is null or m.last_active_at < ${cutoffOf(now)}) and m.last_joined_at < ${cutoffOf(now)})`;
+const activeSince = (now: Date) => sql`(m.last_active_at >= ${cutoffOf(now)} or m.last_joined_at >= ${cutoffOf(now)})`;
 
 /** A row of the directory, as read for a page or an export batch (the service presents it). */
 export interface DirectoryRow {
@@ -33,6 +40,7 @@ export interface DirectoryRow {
   email: string;
   avatar_url: string | null;
   status: MemberStatus;
+  /** First join: to the community (or tier's community) the list is narrowed to, else to any of the creator's. */
   joined_at: Date;
   last_active_at: Date | null;
   workouts_completed_30d: number;
@@ -64,7 +72,7 @@ export function createDirectoryRepo(db: Executor) {
     if (f.tierId) conditions.push(sql`c.tier_id = ${f.tierId}`);
     if (f.status === 'churned' || f.status === 'trial') conditions.push(sql`${state} = ${f.status}`);
     if (f.status === 'at_risk') conditions.push(sql`(${state} = 'at_risk' or (${state} = 'active' and ${quiet}))`);
-    if (f.status === 'active') conditions.push(sql`(${state} = 'active' and not ${quiet})`);
+    if (f.status === 'active') conditions.push(sql`(${state} = 'active' and ${activeSince(now)})`);
     if (f.joinedAfter) conditions.push(sql`${joined} > ${f.joinedAfter}`);
     if (f.q) conditions.push(sql`m.search like fold(${containsPattern(f.q)})`);
     // The community rows alone answer a scoped list by join date with no activity rule or search.
@@ -112,9 +120,11 @@ export function createDirectoryRepo(db: Executor) {
     const scoped = Boolean(scope.communityId || scope.tierId);
     const state = sql.ref(scoped ? 'c.state' : 'm.state');
     const today = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
+    // The UTC day as text: a Date parameter is sent in the server's local zone, and its ::date would be that zone's day.
+    const todayUtc = today.toISOString().slice(0, 10);
     const monthAgo = new Date(now.getTime() - 30 * DAY_MS);
     const { rows } = await sql<DirectoryRow & { sort_value: string | null }>`
-      select m.member_id, p.name, p.email, p.avatar_url, m.joined_at, m.last_active_at,
+      select m.member_id, p.name, p.email, p.avatar_url, ${sql.ref(scoped ? 'c.joined_at' : 'm.joined_at')} as joined_at, m.last_active_at,
              case when ${state} = 'active' and ${quietSince(now)} then 'at_risk' else ${state} end as status,
              (${value})::text as sort_value,
              (select count(*)::int from workout_logs l
@@ -125,7 +135,7 @@ export function createDirectoryRepo(db: Executor) {
                 select d.day, max(d.day) over () as top, (row_number() over (order by d.day desc))::int - 1 as k
                 from (select distinct (l.performed_at at time zone 'UTC')::date as day from workout_logs l
                       where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at < ${new Date(today.getTime() + DAY_MS)}) d
-              ) r where r.top >= ${today}::date - 1 and r.day + r.k = r.top) as streak_days,
+              ) r where r.top >= ${todayUtc}::date - 1 and r.day + r.k = r.top) as streak_days,
              (select coalesce(json_agg(json_build_object('community_id', cm.community_id, 'tier_id', cm.tier_id, 'tier_name', t.name,
                                                          'status', s.status, 'joined_at', cm.joined_at) order by cm.joined_at, cm.community_id), '[]')
               from community_members cm join subscriptions s on s.id = cm.subscription_id join tiers t on t.id = cm.tier_id

@@ -1,3 +1,4 @@
+import type { Db } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { offsetOf } from '../../http/pagination.js';
 import { iso, isoOrNull } from '../../db/tx.js';
@@ -5,6 +6,7 @@ import type { After, DirectoryFilter, DirectoryRepo, DirectoryRow, DirectorySort
 import type { ExportMembersQuery, ListMembersQuery } from './memberships.schemas.js';
 
 export interface DirectoryDeps {
+  db: Db;
   directory: DirectoryRepo;
   /** The service's wall clock (status and the 30-day windows); tests move it. */
   now: () => Date;
@@ -30,20 +32,32 @@ export function presentMember(r: DirectoryRow) {
   };
 }
 
+/** joined_after is bounded to years any database and driver write alike (year 0 or 10000 is not a date PostgreSQL takes from every client). */
+const EARLIEST_JOIN = Date.UTC(1900, 0, 1);
+const LATEST_JOIN = Date.UTC(10000, 0, 1) - 15 * 3600_000;
+
 /** The query's filters, checked beyond what the schema can say. */
 function filterOf(query: ExportMembersQuery): DirectoryFilter {
   const f: DirectoryFilter = {};
   if (query.community_id) f.communityId = query.community_id;
   if (query.tier_id) f.tierId = query.tier_id;
   if (query.status) f.status = query.status;
-  if (query.q !== undefined) f.q = query.q;
+  if (query.q !== undefined) {
+    // Name and e-mail are searched each on its own (stored joined by a line break), and no name holds a control character.
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    if (/[\u0000-\u001f\u007f]/.test(query.q)) {
+      throw new AppError('validation_error', 'q must not contain control characters.', [{ field: 'q', message: 'must not contain control characters (line breaks, tabs)' }]);
+    }
+    f.q = query.q;
+  }
   if (query.joined_after) {
     const at = new Date(/T/.test(query.joined_after) ? query.joined_after : `${query.joined_after}T00:00:00Z`);
     // The pattern lets 2026-02-30 through, and Date rolls it over to March: the day must survive a round trip.
     const day = query.joined_after.slice(0, 10);
-    if (Number.isNaN(at.getTime()) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day) {
+    const inRange = at.getTime() >= EARLIEST_JOIN && at.getTime() < LATEST_JOIN;
+    if (Number.isNaN(at.getTime()) || !inRange || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day) {
       throw new AppError('validation_error', 'joined_after is not a real date or time.', [
-        { field: 'joined_after', message: 'must be a real calendar date, e.g. 2026-03-01, or date-time, e.g. 2026-03-01T12:00:00Z' },
+        { field: 'joined_after', message: 'must be a real calendar date from 1900 to 9999, e.g. 2026-03-01, or date-time, e.g. 2026-03-01T12:00:00Z' },
       ]);
     }
     f.joinedAfter = at;
@@ -56,37 +70,51 @@ function sortOf(query: ExportMembersQuery): DirectorySort {
   return { key: raw.replace(/^-/, '') as SortKey, desc: raw.startsWith('-') };
 }
 
-export function createDirectoryService({ directory, now, exactCountLimit = 10_000 }: DirectoryDeps) {
+export function createDirectoryService({ db, directory, now, exactCountLimit = 10_000 }: DirectoryDeps) {
   return {
     async list(creatorId: string, query: ListMembersQuery) {
       const f = filterOf(query);
       const at = now();
-      const [rows, count] = await Promise.all([
-        directory.page(creatorId, f, sortOf(query), at, { offset: offsetOf(query), limit: query.limit }),
-        directory.count(creatorId, f, at, exactCountLimit),
-      ]);
+      const offset = offsetOf(query);
+      const rows = await directory.page(creatorId, f, sortOf(query), at, { offset, limit: query.limit });
+      // A page that is not full (and not past the end) says the total by itself; otherwise count.
+      const count =
+        rows.length < query.limit && (rows.length > 0 || offset === 0)
+          ? { total: offset + rows.length, estimate: false }
+          : await directory.count(creatorId, f, at, exactCountLimit);
+      // An estimate never claims fewer members than the pages already shown.
+      const total = rows.length ? Math.max(count.total, offset + rows.length) : count.total;
       return {
         success: true as const,
         data: rows.map(presentMember),
-        pagination: { page: query.page, limit: query.limit, total: count.total, pages: Math.ceil(count.total / query.limit), total_is_estimate: count.estimate },
+        pagination: { page: query.page, limit: query.limit, total, pages: Math.ceil(total / query.limit), total_is_estimate: count.estimate },
       };
     },
 
     /**
-     * Every matching member, in batches read by keyset (each its own short statement, so an
-     * export of a million rows holds no transaction or connection between batches, and memory
-     * stays one batch). A member changing during the export appears once, as one batch saw them.
+     * Every matching member, in batches read by keyset inside one read-only repeatable-read
+     * transaction: a snapshot, so a member who logs a workout (and so moves in the
+     * last-activity order) during a long export appears exactly once, as the export began.
+     * Memory stays one batch; the transaction holds one pooled connection until the last batch
+     * (on the embedded database, the only one: other requests wait for the export).
      */
     async *exportRows(creatorId: string, query: ExportMembersQuery, batch = 1000): AsyncGenerator<DirectoryRow[]> {
       const f = filterOf(query);
       const sort = sortOf(query);
-      let after: After | undefined;
-      for (;;) {
-        const rows = await directory.page(creatorId, f, sort, now(), { offset: 0, limit: batch, ...(after ? { after } : {}) });
-        if (rows.length) yield rows;
-        if (rows.length < batch) return;
-        const last = rows[rows.length - 1]!;
-        after = { value: last.sort_value, memberId: last.member_id };
+      const at = now();
+      const trx = await db.startTransaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute();
+      try {
+        let after: After | undefined;
+        for (;;) {
+          const rows = await directory.page(creatorId, f, sort, at, { offset: 0, limit: batch, ...(after ? { after } : {}) }, trx);
+          if (rows.length) yield rows;
+          if (rows.length < batch) break;
+          const last = rows[rows.length - 1]!;
+          after = { value: last.sort_value, memberId: last.member_id };
+        }
+      } finally {
+        // Read-only: ending it either way changes nothing; rollback also covers a client gone mid-export.
+        await trx.rollback().execute();
       }
     },
   };
