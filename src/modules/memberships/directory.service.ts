@@ -1,4 +1,6 @@
+import { sql, type ControlledTransaction } from 'kysely';
 import type { Db } from '../../db/client.js';
+import type { Database } from '../../db/types.js';
 import { AppError } from '../../http/errors.js';
 import { offsetOf } from '../../http/pagination.js';
 import { iso, isoOrNull } from '../../db/tx.js';
@@ -70,7 +72,14 @@ function sortOf(query: ExportMembersQuery): DirectorySort {
   return { key: raw.replace(/^-/, '') as SortKey, desc: raw.startsWith('-') };
 }
 
+/**
+ * Exports at once per node: each holds a pooled connection while it streams (~85 s per million
+ * members), so a burst of exports must not take the pool the API needs.
+ */
+const MAX_EXPORTS_PER_NODE = 2;
+
 export function createDirectoryService({ db, directory, now, exactCountLimit = 10_000 }: DirectoryDeps) {
+  let exportsRunning = 0;
   return {
     async list(creatorId: string, query: ListMembersQuery) {
       const f = filterOf(query);
@@ -102,8 +111,15 @@ export function createDirectoryService({ db, directory, now, exactCountLimit = 1
       const f = filterOf(query);
       const sort = sortOf(query);
       const at = now();
-      const trx = await db.startTransaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute();
+      if (exportsRunning >= MAX_EXPORTS_PER_NODE) {
+        throw new AppError('rate_limited', `${MAX_EXPORTS_PER_NODE} member exports are already running on this server; retry in a minute.`, undefined, { 'Retry-After': '60' });
+      }
+      exportsRunning++;
+      let trx: ControlledTransaction<Database> | undefined;
       try {
+        trx = await db.startTransaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute();
+        // A client that stops reading holds the snapshot's connection: PostgreSQL ends the session after a minute idle.
+        await sql`set local idle_in_transaction_session_timeout = '60s'`.execute(trx);
         let after: After | undefined;
         for (;;) {
           const rows = await directory.page(creatorId, f, sort, at, { offset: 0, limit: batch, ...(after ? { after } : {}) }, trx);
@@ -113,8 +129,9 @@ export function createDirectoryService({ db, directory, now, exactCountLimit = 1
           after = { value: last.sort_value, memberId: last.member_id };
         }
       } finally {
+        exportsRunning--;
         // Read-only: ending it either way changes nothing; rollback also covers a client gone mid-export.
-        await trx.rollback().execute();
+        await trx?.rollback().execute().catch(() => {});
       }
     },
   };

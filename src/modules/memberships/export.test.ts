@@ -440,3 +440,26 @@ describe('an export while members are active', () => {
     });
   });
 });
+
+// PostgreSQL only: each export holds a pooled connection, and the embedded database has one.
+describe.runIf(inject('postgresUrl'))('exports holding connections', () => {
+  it('runs at most two exports at once on a server and frees a slot when a client goes away mid-export', async () => {
+    clock = START;
+    const creator = await createCreator(t);
+    const at = await place(creator);
+    for (const name of ['One', 'Two', 'Three']) await join(creator, at, await addMember(t, { name }), 'active', 3);
+    const service = createDirectoryService({ db: t.database.db, directory: createDirectoryRepo(t.database.db), now: () => clock });
+    const first = service.exportRows(creator.id, {}, 1);
+    const second = service.exportRows(creator.id, {}, 1);
+    expect((await first.next()).done).toBe(false);
+    expect((await second.next()).done).toBe(false);
+    await expect(service.exportRows(creator.id, {}, 1).next()).rejects.toMatchObject({ code: 'rate_limited', headers: { 'Retry-After': '60' } });
+    // The first client disconnects after one batch: its transaction ends and its slot frees.
+    await first.return(undefined);
+    const third = service.exportRows(creator.id, {}, 1);
+    const rows: string[] = [];
+    for await (const batch of third) rows.push(...batch.map((r) => r.member_id));
+    expect(rows).toHaveLength(3);
+    for await (const batch of second) expect(batch).toHaveLength(1);
+  });
+});

@@ -66,7 +66,7 @@ export function membershipsRoutes(directory: DirectoryService, records: RecordSe
           tags,
           summary: 'Export members as CSV',
           description:
-            'The members matching the same filters and order as the list, every page of them, as CSV (RFC 4180: comma-separated, CRLF line ends, fields quoted when they hold a comma, quote or line break; UTF-8, no byte-order mark; a header row first). Streamed in batches, so its memory stays constant at any size. Columns: `id, name, email, avatar_url, status, joined_at, last_active_at, workouts_completed_30d, posts_count_30d, streak_days, tiers` (`tiers`: "Tier name: subscription status" per community, separated by "; "). A cell a spreadsheet could run as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return) is prefixed with `\'`. An error after the first batch was sent ends the response early (the last line is then incomplete), since the status is already sent.',
+            'The members matching the same filters and order as the list, every page of them, as one consistent snapshot, as CSV (RFC 4180: comma-separated, CRLF line ends, fields quoted when they hold a comma, quote or line break; UTF-8, no byte-order mark; a header row first). Streamed in batches, so its memory stays constant at any size. Columns: `id, name, email, avatar_url, status, joined_at, last_active_at, workouts_completed_30d, posts_count_30d, streak_days, tiers` (`tiers`: "Tier name: subscription status" per community, separated by "; "). A cell a spreadsheet could run as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return) is prefixed with `\'`. An error after the first batch was sent ends the response early (the last line is then incomplete), since the status is already sent. At most 2 exports run at once per server (429 with `Retry-After` beyond); a client that stops reading for a minute is cut off.',
           querystring: ExportMembersQuery,
           produces: ['text/csv'],
           response: {
@@ -80,10 +80,15 @@ export function membershipsRoutes(directory: DirectoryService, records: RecordSe
         // The first batch is read before the status is sent, so a failure there is an ordinary error response.
         const first = await rows.next();
         async function* lines() {
-          yield csvHeader();
-          if (first.done) return;
-          yield csvRows(first.value);
-          for await (const batch of rows) yield csvRows(batch);
+          try {
+            yield csvHeader();
+            if (first.done) return;
+            yield csvRows(first.value);
+            for await (const batch of rows) yield csvRows(batch);
+          } finally {
+            // A client gone at any point (even before the loop took over `rows`) ends the export's transaction.
+            await rows.return(undefined);
+          }
         }
         return reply
           .type('text/csv; charset=utf-8')
