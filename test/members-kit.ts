@@ -187,3 +187,27 @@ export async function addMembersInBulk(
   await createMembershipRepo().rebuild(creator.id, db);
   return ids;
 }
+
+/** Where a member subscribes: a community and one of its tiers. */
+export interface Place {
+  communityId: string;
+  tierId: string;
+}
+
+/** A new community of the creator with one tier named `tierName`. */
+export async function placeIn(t: TestApp, creator: TestCreator, tierName = 'Basic'): Promise<Place> {
+  const { communityId, tiers } = await communityWithTiers(t, creator, [tierName]);
+  return { communityId, tierId: tiers[0]!.id };
+}
+
+/**
+ * Fixtures relative to a test file's clock: `ago(days)` before it, and `join`, a subscription
+ * of the member in `at` created `daysAgo` days before it. `app` is read on each call (a file's
+ * app is built in beforeAll).
+ */
+export function onClock(app: () => TestApp, clock: () => Date) {
+  const ago = (days: number) => new Date(clock().getTime() - days * DAY_MS);
+  const join = (creator: TestCreator, at: Place, memberId: string, status: SubscriptionStatus, daysAgo: number, cancelAtPeriodEnd = false) =>
+    mirrorSubscription(app(), creator, { ...at, memberId }, { status, createdAt: ago(daysAgo), cancelAtPeriodEnd });
+  return { ago, join };
+}

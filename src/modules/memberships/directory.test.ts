@@ -14,6 +14,9 @@ import {
   logWorkout,
   mirrorSubscription,
   setLastActive,
+  onClock,
+  placeIn,
+  type Place,
 } from '../../../test/members-kit.js';
 import type { SubscriptionStatus } from '../../db/types.js';
 
@@ -31,18 +34,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const ago = (days: number) => new Date(clock.getTime() - days * DAY_MS);
+const { ago, join } = onClock(() => t, () => clock);
 const STATUSES = ['active', 'trial', 'at_risk', 'churned'] as const;
 
-interface Place {
-  communityId: string;
-  tierId: string;
-}
-
-/** A subscription of `memberId` in `place`, created `daysAgo` days before the clock. */
-function join(creator: TestCreator, place: Place, memberId: string, status: SubscriptionStatus, daysAgo: number, cancelAtPeriodEnd = false) {
-  return mirrorSubscription(t, creator, { ...place, memberId }, { status, createdAt: ago(daysAgo), cancelAtPeriodEnd });
-}
 
 /** A creator with one community of tiers Basic and Pro; `basic`/`pro` are its two places. */
 async function creatorWithCommunity() {
@@ -51,10 +45,7 @@ async function creatorWithCommunity() {
   return { creator, communityId, basic: { communityId, tierId: tiers[0]!.id }, pro: { communityId, tierId: tiers[1]!.id } };
 }
 
-async function place(creator: TestCreator, tierName = 'Basic'): Promise<Place> {
-  const { communityId, tiers } = await communityWithTiers(t, creator, [tierName]);
-  return { communityId, tierId: tiers[0]!.id };
-}
+const place = (creator: TestCreator, tierName?: string) => placeIn(t, creator, tierName);
 
 async function raw(creator: TestCreator, query: Record<string, string> | string) {
   return typeof query === 'string'

@@ -6,13 +6,14 @@ import {
   addMembersInBulk,
   catalogExercises,
   communityWithTiers,
-  DAY_MS,
   exportMembers,
   getMemberRecord,
   listAllMembers,
   logWorkout,
   mirrorSubscription,
   setLastActive,
+  onClock,
+  placeIn,
 } from '../../../test/members-kit.js';
 import type { SubscriptionStatus } from '../../db/types.js';
 import { createDirectoryRepo } from './directory.repo.js';
@@ -29,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const ago = (days: number) => new Date(clock.getTime() - days * DAY_MS);
+const { ago, join } = onClock(() => t, () => clock);
 const HEADER = ['id', 'name', 'email', 'avatar_url', 'status', 'joined_at', 'last_active_at', 'workouts_completed_30d', 'posts_count_30d', 'streak_days', 'tiers'];
 
 /**
@@ -92,19 +93,8 @@ async function exportRows(creator: TestCreator, query = '') {
   return rows.map((r) => Object.fromEntries(HEADER.map((h, i) => [h, r[i]!])) as Record<string, string>);
 }
 
-interface Place {
-  communityId: string;
-  tierId: string;
-}
 
-async function place(creator: TestCreator, tierName = 'Basic'): Promise<Place> {
-  const { communityId, tiers } = await communityWithTiers(t, creator, [tierName]);
-  return { communityId, tierId: tiers[0]!.id };
-}
-
-function join(creator: TestCreator, at: Place, memberId: string, status: SubscriptionStatus, daysAgo: number, cancelAtPeriodEnd = false) {
-  return mirrorSubscription(t, creator, { ...at, memberId }, { status, createdAt: ago(daysAgo), cancelAtPeriodEnd });
-}
+const place = (creator: TestCreator, tierName?: string) => placeIn(t, creator, tierName);
 
 describe('the CSV', () => {
   it('is text/csv with the documented header, CRLF line ends and one record per member, matching the list and the record', async () => {

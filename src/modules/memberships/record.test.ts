@@ -5,14 +5,14 @@ import {
   addMember,
   catalogExercises,
   communityWithTiers,
-  DAY_MS,
   getMemberRecord,
   insertLogs,
   listMembers,
   logWorkout,
   mirrorSubscription,
+  onClock,
+  placeIn,
 } from '../../../test/members-kit.js';
-import type { SubscriptionStatus } from '../../db/types.js';
 
 /** GET /api/v1/members/:id (the member record) and GET /api/v1/members/:id/workout-logs. */
 const START = new Date('2026-06-15T12:00:00Z');
@@ -25,23 +25,12 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const ago = (days: number) => new Date(clock.getTime() - days * DAY_MS);
+const { ago, join } = onClock(() => t, () => clock);
 const RECORD_KEYS = ['avatar_url', 'challenges', 'email', 'engagement', 'id', 'joined_at', 'name', 'personal_records', 'status', 'subscription_history', 'subscriptions', 'workouts'];
 const WORKOUT_KEYS = ['community_id', 'created_at', 'id', 'performed_at', 'sets_count', 'workout_id', 'workout_name'];
 
-interface Place {
-  communityId: string;
-  tierId: string;
-}
 
-async function place(creator: TestCreator, tierName = 'Basic'): Promise<Place> {
-  const { communityId, tiers } = await communityWithTiers(t, creator, [tierName]);
-  return { communityId, tierId: tiers[0]!.id };
-}
-
-function join(creator: TestCreator, at: Place, memberId: string, status: SubscriptionStatus, daysAgo: number, cancelAtPeriodEnd = false) {
-  return mirrorSubscription(t, creator, { ...at, memberId }, { status, createdAt: ago(daysAgo), cancelAtPeriodEnd });
-}
+const place = (creator: TestCreator, tierName?: string) => placeIn(t, creator, tierName);
 
 async function record(creator: TestCreator, memberId: string) {
   const res = await getMemberRecord(t, creator, memberId);
