@@ -16,13 +16,13 @@
  * small creator's 50 newest members. Every response must be 2xx: any other fails the run
  * (after printing the results). One JSON document on stdout.
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
-import { cpuMs } from './cpu.js';
+import { cpuReader, startBenchServer } from './server.js';
 import { RARE_QUERY, seedMembers, type MembersFixture } from './seed-members.js';
 
 const env = process.env;
@@ -104,7 +104,7 @@ async function main() {
   if (!reuse) await sql.raw(`create database ${dbName}`).execute(admin.db);
   const url = new URL(serverUrl);
   url.pathname = `/${dbName}`;
-  let server: ReturnType<typeof spawn> | undefined;
+  let server: ChildProcess | undefined;
   let cleaned = false;
   cleanup = async () => {
     if (cleaned) return;
@@ -138,27 +138,10 @@ async function main() {
       }
     }
 
-    server = spawn('node', [...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/server.ts'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: {
-        ...env,
-        DATABASE_URL: url.toString(),
-        DATABASE_POOL_MAX: env.DATABASE_POOL_MAX ?? '8',
-        PORT: String(port),
-        PROCESSOR_SIM_PORT: '0',
-        RATE_LIMIT_MAX: '10000000',
-        RECONCILE_INTERVAL_MS: '0',
-        LOG_LEVEL: 'warn',
-        DATA_DIR: '.tmp/bench',
-      },
-    });
+    server = await startBenchServer(url.toString(), port);
     const base = `http://127.0.0.1:${port}`;
-    await waitForReady(`${base}/ready`);
     const serverPid = server.pid!;
-    const cpu = () => ({
-      server: cpuMs((pid) => pid === serverPid),
-      postgres: cpuMs((_pid, cmdline) => cmdline.startsWith('postgres:') && cmdline.includes(` ${dbName} `)),
-    });
+    const cpu = cpuReader(serverPid, dbName);
 
     const failures: string[] = [];
     const probe = async (key: string, query: string) => {
@@ -297,17 +280,6 @@ async function main() {
   }
 }
 
-async function waitForReady(url: string) {
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error('the server did not become ready');
-}
 
 // Ctrl-C mid-run still stops the server and drops the database.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

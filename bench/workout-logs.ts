@@ -12,13 +12,13 @@
  * drives the log endpoint with autocannon: every request is a different member's workout
  * (8 sets over 4 exercises, one warm-up), so each one reads and updates PR state.
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
-import { cpuMs } from './cpu.js';
+import { cpuReader, startBenchServer } from './server.js';
 import { seedTrainingHistory, type BenchFixture } from './seed-training.js';
 
 const env = process.env;
@@ -40,7 +40,7 @@ async function main() {
   if (!reuse) await sql.raw(`create database ${dbName}`).execute(admin.db);
   const url = new URL(serverUrl);
   url.pathname = `/${dbName}`;
-  let server: ReturnType<typeof spawn> | undefined;
+  let server: ChildProcess | undefined;
   try {
     let fixture: BenchFixture;
     if (reuse) {
@@ -56,21 +56,7 @@ async function main() {
       }
     }
 
-    server = spawn('node', [...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/server.ts'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: {
-        ...env,
-        DATABASE_URL: url.toString(),
-        DATABASE_POOL_MAX: env.DATABASE_POOL_MAX ?? '8',
-        PORT: String(port),
-        PROCESSOR_SIM_PORT: '0',
-        RATE_LIMIT_MAX: '10000000',
-        RECONCILE_INTERVAL_MS: '0',
-        LOG_LEVEL: 'warn',
-        DATA_DIR: '.tmp/bench',
-      },
-    });
-    await waitForReady(`http://127.0.0.1:${port}/ready`);
+    server = await startBenchServer(url.toString(), port);
 
     const { exerciseIds, tokens, workoutId } = fixture;
     let n = 0;
@@ -83,12 +69,8 @@ async function main() {
     });
     // Where the CPU of a log goes: the server process, this database's PostgreSQL backends,
     // and this process (autocannon).
-    const serverPid = server.pid!;
-    const cpu = () => ({
-      server: cpuMs((pid) => pid === serverPid),
-      postgres: cpuMs((_pid, cmdline) => cmdline.startsWith('postgres:') && cmdline.includes(` ${dbName} `)),
-      loadGenerator: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
-    });
+    const backends = cpuReader(server.pid!, dbName);
+    const cpu = () => ({ ...backends(), loadGenerator: (process.cpuUsage().user + process.cpuUsage().system) / 1000 });
     const cpuBefore = cpu();
     const result = await autocannon({
       url: `http://127.0.0.1:${port}`,
@@ -153,17 +135,6 @@ async function main() {
   }
 }
 
-async function waitForReady(url: string) {
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error('the server did not become ready');
-}
 
 main().catch((err: unknown) => {
   console.error(err);
