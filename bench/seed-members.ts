@@ -24,7 +24,7 @@ import { newId } from '../src/db/ids.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { generateApiKey } from '../src/http/auth.js';
 import { seedExerciseCatalog } from '../src/modules/exercises/seed.js';
-import { createMembershipRepo } from '../src/modules/memberships/membership.repo.js';
+import { createMembershipRepo } from '../src/modules/subscriptions/membership.repo.js';
 
 export interface MembersFixture {
   creator_id: string;

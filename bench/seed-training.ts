@@ -6,7 +6,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { randomBase62, sha256 } from '../src/http/auth.js';
 import { seedExerciseCatalog } from '../src/modules/exercises/seed.js';
 import { MEMBER_TOKEN_PREFIX } from '../src/modules/members/member-auth.js';
-import { createMembershipRepo } from '../src/modules/memberships/membership.repo.js';
+import { createMembershipRepo } from '../src/modules/subscriptions/membership.repo.js';
 
 export interface BenchFixture {
   workoutId: string;

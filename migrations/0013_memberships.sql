@@ -69,7 +69,7 @@ create table creator_members (
   last_joined_at timestamptz not null,
   state text not null check (state in ('active', 'trial', 'at_risk', 'churned')),
   -- Last activity in the creator's communities (DESIGN §7), recorded at most once an hour
-  -- (memberships/activity.ts); null: none yet.
+  -- (activity/activity.ts); null: none yet.
   last_active_at timestamptz,
   name_key text not null,
   search text not null,

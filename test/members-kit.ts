@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { expect } from 'vitest';
 import { newId } from '../src/db/ids.js';
 import type { SubscriptionStatus } from '../src/db/types.js';
-import { createMembershipRepo } from '../src/modules/memberships/membership.repo.js';
+import { createMembershipRepo } from '../src/modules/subscriptions/membership.repo.js';
 import { createCommunity, createTier, json, uniq, type TestApp, type TestCreator } from './helpers.js';
 
 /**

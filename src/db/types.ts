@@ -239,7 +239,7 @@ export interface PaymentsTable {
 
 export type MembershipState = 'active' | 'trial' | 'at_risk' | 'churned';
 
-/** The member directory (migrations/0013), kept by memberships/membership.repo.ts. */
+/** The member directory (migrations/0013), kept by subscriptions/membership.repo.ts (the mirror). */
 export interface CreatorMembersTable {
   creator_id: string;
   member_id: string;

@@ -18,7 +18,7 @@ import {
 import type { SubscriptionStatus } from '../../db/types.js';
 import { createDirectoryRepo } from './directory.repo.js';
 import { createDirectoryService } from './directory.service.js';
-import { createMembershipRepo } from './membership.repo.js';
+import { createMembershipRepo } from '../subscriptions/membership.repo.js';
 
 /** GET /api/v1/members/export.csv: RFC 4180 CSV of the list's members, filters and order. */
 const START = new Date('2026-06-15T12:00:00Z');

@@ -6,7 +6,7 @@ import { newId } from '../../db/ids.js';
 import type { Executor } from '../../db/tx.js';
 import type { BillingPeriod, SubscriptionStatus } from '../../db/types.js';
 import type { Processor } from '../../processor/processor.js';
-import { createMembershipRepo } from '../memberships/membership.repo.js';
+import { createMembershipRepo } from './membership.repo.js';
 
 /**
  * The subscription mirror. The service never trusts an event's payload for state it keeps:

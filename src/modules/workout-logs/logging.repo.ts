@@ -3,7 +3,7 @@ import { createCombiner } from '../../db/combiner.js';
 import type { Executor } from '../../db/tx.js';
 import type { Database } from '../../db/types.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
-import { activityIsNewer } from '../memberships/activity.js';
+import { activityIsNewer } from '../activity/activity.js';
 import { LIVE_STATUSES } from '../programs/access.js';
 import type { PrKind } from './prs.js';
 import type { NewLog } from './workout-logs.repo.js';
@@ -117,7 +117,7 @@ with logs as (
   left join personal_records h on h.member_id = l.member_id and h.exercise_id = b.exercise_id and h.kind = b.kind
   where h.value is null or b.value > h.value
 ), active as (
-  -- The member's activity in the creator's communities (memberships/activity.ts), at most once an hour.
+  -- The member's activity in the creator's communities (activity/activity.ts), at most once an hour.
   update creator_members m set last_active_at = l.created_at
   from written w join logs l on l.n = w.n join place p on p.n = w.n
   where m.creator_id = p.creator_id and m.member_id = l.member_id and ${activityIsNewer('m.last_active_at', 'l.created_at')}

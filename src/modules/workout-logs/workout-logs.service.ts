@@ -5,7 +5,7 @@ import { inTransaction, iso, type Executor } from '../../db/tx.js';
 import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
-import { createActivityRepo } from '../memberships/activity.js';
+import { createActivityRepo } from '../activity/activity.js';
 import { hasAtMostTwoDecimals } from '../programs/programs.service.js';
 import { displayValue, PR_KINDS, recompute, type Bests, type PrFound, type PrKind } from './prs.js';
 import type { LoggingRepo, LogStatementResult } from './logging.repo.js';
