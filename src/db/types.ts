@@ -11,7 +11,10 @@ import type {
   WorkoutsTable,
 } from './types.training.js';
 
+import type { CommunityMembersTable, CreatorMembersTable } from './types.members.js';
+
 export type * from './types.training.js';
+export type * from './types.members.js';
 
 export interface CreatorsTable {
   id: string;
@@ -237,30 +240,7 @@ export interface PaymentsTable {
   paid_at: Date | string;
 }
 
-export type MembershipState = 'active' | 'trial' | 'at_risk' | 'churned';
-
-/** The member directory (migrations/0013), kept by subscriptions/membership.repo.ts (the mirror). */
-export interface CreatorMembersTable {
-  creator_id: string;
-  member_id: string;
-  joined_at: Date;
-  last_joined_at: Date;
-  state: MembershipState;
-  last_active_at: Date | null;
-  name_key: string;
-  search: string;
-}
-
-export interface CommunityMembersTable {
-  creator_id: string;
-  community_id: string;
-  member_id: string;
-  joined_at: Date;
-  state: MembershipState;
-  subscription_id: string;
-  tier_id: string;
-}
-
+/** A subscription's history as the mirror recorded it (migrations/0013). */
 export interface SubscriptionChangesTable {
   id: string;
   creator_id: string;
