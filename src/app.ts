@@ -14,6 +14,8 @@ import { Community } from './modules/communities/communities.schemas.js';
 import { DiscoverCommunity } from './modules/discover/discover.schemas.js';
 import { Member } from './modules/members/members.schemas.js';
 import { ExecutedWorkout, MemberListItem, MemberRecord } from './modules/memberships/memberships.schemas.js';
+import type { Standings } from './modules/challenges/standings.js';
+import { Challenge, Leaderboard, MemberChallenge, MemberLeaderboard, Ranking } from './modules/challenges/challenges.schemas.js';
 import { Tier } from './modules/tiers/tiers.schemas.js';
 import type { TaskRunner } from './jobs/tasks.js';
 import type { Reconciler } from './modules/reconcile/reconcile.service.js';
@@ -29,6 +31,8 @@ declare module 'fastify' {
     /** Work started after a response; tests and shutdown wait on `tasks.idle()`. */
     tasks: TaskRunner;
     reconciler: Reconciler;
+    /** The daily end-of-day ranks of challenges (leaderboard deltas); tests run it after moving the clock. */
+    standings: Standings;
   }
 }
 
@@ -79,7 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
-  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard]) app.addSchema(schema);
 
   // JSON only. An empty body counts as no body (clients send Content-Type on bodiless POSTs).
   app.removeAllContentTypeParsers();

@@ -59,6 +59,12 @@ import { workoutLogsRoutes } from './modules/workout-logs/workout-logs.routes.js
 import { createLoggingRepo } from './modules/workout-logs/logging.repo.js';
 import { createWorkoutLogsService } from './modules/workout-logs/workout-logs.service.js';
 import { createInbox, type Inbox } from './modules/webhooks/inbox.js';
+import { challengesRoutes } from './modules/challenges/challenges.routes.js';
+import { createChallengesRepo } from './modules/challenges/challenges.repo.js';
+import { createChallengesService } from './modules/challenges/challenges.service.js';
+import { memberChallengesRoutes } from './modules/challenges/member-challenges.routes.js';
+import { createMemberChallengesService } from './modules/challenges/member-challenges.service.js';
+import { createStandings } from './modules/challenges/standings.js';
 import { webhookEventsRoutes } from './modules/webhooks/webhook-events.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
@@ -70,6 +76,9 @@ const RECONCILE_LOCK_ID = 7_321_004_118;
  * their prefixes and auth, and the background pollers. The HTTP conventions they rely on
  * are set up before this runs (app.ts).
  */
+/** How often a node checks whether yesterday's challenge ranks are kept (the work is done once a day). */
+const STANDINGS_INTERVAL_MS = 5 * 60_000;
+
 /** Daily, on every node (rows another node is deleting are skipped). */
 const RETENTION_INTERVAL_MS = 24 * 3600_000;
 
@@ -140,8 +149,14 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const programs = createProgramsService({ db, programs: createProgramsRepo(db), communities: communitiesRepo, exercises: exercisesRepo });
   const directoryRepo = createDirectoryRepo(db);
   const directory = createDirectoryService({ db, directory: directoryRepo, now, exactCountLimit: config.membersExactCountLimit });
-  const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), now });
-  const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging: createLoggingRepo(db, { onBatch: app.batchSizeMetric('workout_log') }), now });
+  const logging = createLoggingRepo(db, { onBatch: app.batchSizeMetric('workout_log') });
+  const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging, now });
+  const challengesRepo = createChallengesRepo(db);
+  const challenges = createChallengesService({ db, challenges: challengesRepo, communities: communitiesRepo, exercises: exercisesRepo, now });
+  const memberChallenges = createMemberChallengesService({ db, challenges: challengesRepo, communities: communitiesRepo, lockHistory: logging.lockHistory, now });
+  const standings = createStandings({ db, now });
+  app.decorate('standings', standings);
+  const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), challenges, now });
 
   await app.register(healthRoutes(database.ping));
   await app.register(adminRoutes(createAdminService({ db, creators, processor, logger }), deps.adminToken), { prefix: '/api/v1/admin' });
@@ -155,6 +170,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       await api.register(exercisesRoutes(exercises));
       await api.register(programsRoutes(programs));
       await api.register(membershipsRoutes(directory, memberRecords));
+      await api.register(challengesRoutes(challenges));
     },
     { prefix: '/api/v1' },
   );
@@ -170,6 +186,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       await member.register(memberExercisesRoutes(exercises));
       await member.register(memberProgramsRoutes(programs));
       await member.register(workoutLogsRoutes(workoutLogs));
+      await member.register(memberChallengesRoutes(memberChallenges));
     },
     { prefix: '/api/v1/member' },
   );
@@ -189,8 +206,11 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
     config.reconcileIntervalMs > 0
       ? every(config.reconcileIntervalMs, () => runExclusive(database, RECONCILE_LOCK_ID, () => reconciler.run()), logger, 'reconcile')
       : async () => {};
+  // End-of-day ranks for leaderboard deltas: checked every few minutes and at start-up, done once a day per challenge.
+  tasks.run('challenge standings', () => standings.run());
+  const stopRanking = every(STANDINGS_INTERVAL_MS, () => standings.run(), logger, 'challenge standings');
   app.addHook('onClose', async () => {
-    await Promise.all([stopPolling(), stopReconciling(), stopPurging()]);
+    await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking()]);
     await tasks.idle();
   });
 }

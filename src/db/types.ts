@@ -12,9 +12,11 @@ import type {
 } from './types.training.js';
 
 import type { CommunityMembersTable, CreatorMembersTable } from './types.members.js';
+import type { ChallengeDayRanksTable, ChallengeParticipantsTable, ChallengesTable } from './types.challenges.js';
 
 export type * from './types.training.js';
 export type * from './types.members.js';
+export type * from './types.challenges.js';
 
 export interface CreatorsTable {
   id: string;
@@ -282,6 +284,9 @@ export interface Database {
   creator_members: CreatorMembersTable;
   community_members: CommunityMembersTable;
   subscription_changes: SubscriptionChangesTable;
+  challenges: ChallengesTable;
+  challenge_participants: ChallengeParticipantsTable;
+  challenge_day_ranks: ChallengeDayRanksTable;
 }
 
 export type { Generated };

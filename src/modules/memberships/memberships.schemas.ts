@@ -1,3 +1,4 @@
+import { Participation } from '../challenges/challenges.schemas.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { Subscription } from '../subscriptions/subscriptions.schemas.js';
@@ -163,7 +164,9 @@ export const MemberRecord = Type.Object(
           "The member's current best per exercise and kind where it was set in this creator's communities and beat an earlier set (a first set is a baseline, not a PR). Newest first. A best set in a personal log or another creator's community is not shown.",
       },
     ),
-    challenges: Type.Array(Type.Object({}), { description: "Challenge participation in this creator's communities; empty until challenges exist." }),
+    challenges: Type.Array(Participation, {
+      description: "The challenges the member takes part in within your communities, latest start first, with their score and current rank (1 = first).",
+    }),
   },
   { $id: 'MemberRecord', title: 'MemberRecord' },
 );

@@ -1,6 +1,8 @@
+import type { Static } from '@sinclair/typebox';
 import { iso, isoOrNull } from '../../db/tx.js';
 import { notFound } from '../../http/errors.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
+import type { Participation } from '../challenges/challenges.schemas.js';
 import { presentSubscription } from '../subscriptions/subscriptions.service.js';
 import type { TrainingViewRepo } from '../workout-logs/creator-view.repo.js';
 import { displayValue } from '../workout-logs/prs.js';
@@ -15,6 +17,8 @@ export interface RecordDeps {
   directory: DirectoryRepo;
   records: RecordRepo;
   training: TrainingViewRepo;
+  /** The member's challenges in this creator's communities, with score and rank (challenges.service.ts). */
+  challenges: { participationsOf(creatorId: string, memberId: string): Promise<Array<Static<typeof Participation>>> };
   now: () => Date;
 }
 
@@ -43,7 +47,7 @@ const presentWorkout = (w: ExecutedRow) => ({
 export const workoutLogsPath = (memberId: string) => `/api/v1/members/${memberId}/workout-logs`;
 
 /** The full member record a creator opens from the list (GET /members/:id) and its workout pages. */
-export function createRecordService({ directory, records, training, now }: RecordDeps) {
+export function createRecordService({ directory, records, training, challenges, now }: RecordDeps) {
   async function memberOf(creatorId: string, memberId: string) {
     const row = await directory.find(creatorId, memberId, now());
     // Someone who never subscribed to this creator is not theirs to see, whoever else they belong to.
@@ -54,11 +58,12 @@ export function createRecordService({ directory, records, training, now }: Recor
   return {
     async get(creatorId: string, memberId: string) {
       const row = await memberOf(creatorId, memberId);
-      const [history, recent, total, records_] = await Promise.all([
+      const [history, recent, total, records_, participations] = await Promise.all([
         records.subscriptionHistory(creatorId, memberId),
         training.executedWorkouts(creatorId, memberId, { offset: 0, limit: RECENT_WORKOUTS }),
         training.countExecutedWorkouts(creatorId, memberId),
         training.personalRecords(creatorId, memberId),
+        challenges.participationsOf(creatorId, memberId),
       ]);
       return {
         ...presentMember(row),
@@ -79,8 +84,7 @@ export function createRecordService({ directory, records, training, now }: Recor
           log_id: r.log_id,
           performed_at: iso(r.performed_at),
         })),
-        // Challenge participation arrives with challenges (issue #13); until then there is none to show.
-        challenges: [] as never[],
+        challenges: participations,
       };
     },
 

@@ -4,6 +4,7 @@ import type { Executor } from '../../db/tx.js';
 import type { Database } from '../../db/types.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { activityIsNewer } from '../activity/activity.js';
+import { SCORE_NEW_LOGS } from '../challenges/scores.js';
 import { LIVE_STATUSES } from '../programs/access.js';
 import type { PrKind } from './prs.js';
 import type { NewLog } from './workout-logs.repo.js';
@@ -121,7 +122,7 @@ with logs as (
   update creator_members m set last_active_at = l.created_at
   from written w join logs l on l.n = w.n join place p on p.n = w.n
   where m.creator_id = p.creator_id and m.member_id = l.member_id and ${activityIsNewer('m.last_active_at', 'l.created_at')}
-), records as (
+), ${SCORE_NEW_LOGS}, records as (
   insert into personal_records (member_id, exercise_id, kind, value, previous_value, log_id, set_position, creator_id, performed_at)
   select l.member_id, m.exercise_id, m.kind, m.value, m.previous_value, l.id, m.position, p.creator_id, l.performed_at
   from written w join logs l on l.n = w.n join place p on p.n = w.n join moved m on m.n = w.n

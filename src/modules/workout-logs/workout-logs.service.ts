@@ -6,6 +6,7 @@ import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import { createActivityRepo } from '../activity/activity.js';
+import { rescoreMember } from '../challenges/scores.js';
 import { hasAtMostTwoDecimals } from '../programs/programs.service.js';
 import { displayValue, PR_KINDS, recompute, type Bests, type PrFound, type PrKind } from './prs.js';
 import type { LoggingRepo, LogStatementResult } from './logging.repo.js';
@@ -167,6 +168,7 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
         await logging.lockHistory(memberId, trx);
         await logs.insertLog(log, trx);
         if (log.creator_id) await activity.record(log.creator_id, memberId, log.created_at, trx);
+        await rescoreMember(trx, memberId);
         return answerOf(result, (await recomputeExercises(memberId, exerciseIds, trx)).get(id) ?? []);
       });
     },
@@ -176,7 +178,7 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
       return paginated(await present(rows), total, query);
     },
 
-    /** Deletes the log and rebuilds the member's records for the exercises it held. */
+    /** Deletes the log and rebuilds the member's records for the exercises it held, and their challenge scores. */
     async remove(memberId: string, id: string) {
       await db.transaction().execute(async (trx) => {
         await logging.lockHistory(memberId, trx);
@@ -184,6 +186,7 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
         const exerciseIds = await logs.exercisesOf(id, trx);
         await logs.deleteLog(memberId, id, trx);
         if (exerciseIds.length) await recomputeExercises(memberId, exerciseIds, trx);
+        await rescoreMember(trx, memberId);
       });
       return { id, deleted: true as const };
     },

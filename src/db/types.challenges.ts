@@ -1,0 +1,42 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Tables of challenges and their leaderboards (migrations/0014_challenges.sql). */
+
+export type ChallengeMetric = 'workouts_count' | 'workouts_with_exercise' | 'volume_kg' | 'streak_days';
+
+export interface ChallengesTable {
+  id: string;
+  creator_id: string;
+  community_id: string;
+  name: string;
+  description: Generated<string>;
+  metric: ChallengeMetric;
+  exercise_id: string | null;
+  duration_days: number;
+  starts_at: Date;
+  ends_at: Date;
+  tier_min_id: string | null;
+  canceled_at: Date | null;
+  participants_count: Generated<number>;
+  ranked_day: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ChallengeParticipantsTable {
+  member_id: string;
+  challenge_id: string;
+  creator_id: string;
+  joined_at: Date;
+  /** numeric(16,2): the driver returns text. */
+  score: ColumnType<string, string | number | undefined, string | number>;
+  reached_at: Date;
+  days: string | null;
+}
+
+export interface ChallengeDayRanksTable {
+  challenge_id: string;
+  member_id: string;
+  day: ColumnType<string, string, string>;
+  rank: number;
+}

@@ -1,0 +1,90 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { answerInTransaction, sendData } from '../../http/idempotency.js';
+import { conflictError, errorResponse, IdParams, notFoundError, Ok, OkList, Pagination } from '../../http/schemas.js';
+import { memberOf } from '../members/member-auth.js';
+import { memberAuthErrors, memberSecurity } from '../members/members.schemas.js';
+import { BOARD_RULES } from './challenges.routes.js';
+import { LeaderboardQuery, MemberChallenge, MemberChallengesQuery, MemberLeaderboard } from './challenges.schemas.js';
+import type { MemberChallengesService } from './member-challenges.service.js';
+
+const tags = ['Member challenges'];
+
+/** The member app's challenges: what is open, joining and leaving, the board with your own row. */
+export function memberChallengesRoutes(service: MemberChallengesService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/challenges',
+      {
+        schema: {
+          tags,
+          security: memberSecurity,
+          summary: 'Your challenges',
+          description:
+            'The challenges you take part in (any status) and the scheduled or running ones of communities where you hold a live subscription, latest `starts_at` first (ties by id), each with `joined`, `can_join` (your tier qualifies and it is open), your `score` and `rank`.',
+          querystring: MemberChallengesQuery,
+          response: { 200: OkList(Type.Ref(MemberChallenge)), ...memberAuthErrors },
+        },
+      },
+      async (request) => service.list(memberOf(request), request.query),
+    );
+
+    app.post(
+      '/challenges/:id/join',
+      {
+        schema: {
+          tags,
+          security: memberSecurity,
+          summary: 'Join a challenge',
+          description:
+            'Takes part while the challenge is scheduled or running (409 once finished or canceled, 409 `community_paused` while its community is paused). You need a live subscription (trialing, active or past due) to its community whose tier equals or exceeds the minimum tier in the tier order; otherwise 403, naming the tier needed. Your logs already in the window count at once. Joining again answers the same participation (200).',
+          params: IdParams,
+          response: {
+            200: Ok(Type.Ref(MemberChallenge)),
+            ...memberAuthErrors,
+            403: errorResponse('Your subscription does not reach the minimum tier, or you hold none in the community.'),
+            ...notFoundError,
+            ...conflictError('The challenge has finished or was canceled, or its community is paused.'),
+          },
+        },
+      },
+      async (request, reply) => sendData(request, reply, await service.join(memberOf(request), request.params.id, answerInTransaction(request, reply))),
+    );
+
+    app.post(
+      '/challenges/:id/leave',
+      {
+        schema: {
+          tags,
+          security: memberSecurity,
+          summary: 'Leave a challenge',
+          description:
+            'Stops taking part while the challenge is scheduled or running (409 after): your row leaves the board. Joining again later recomputes your score from your logs. Leaving a challenge you are not in changes nothing.',
+          params: IdParams,
+          response: { 200: Ok(Type.Ref(MemberChallenge)), ...memberAuthErrors, ...notFoundError, ...conflictError('The challenge has finished or was canceled.') },
+        },
+      },
+      async (request, reply) => sendData(request, reply, await service.leave(memberOf(request), request.params.id, answerInTransaction(request, reply))),
+    );
+
+    app.get(
+      '/challenges/:id/leaderboard',
+      {
+        schema: {
+          tags,
+          security: memberSecurity,
+          summary: 'A challenge leaderboard, with your row',
+          description: `The same board the creator sees, plus \`me\`: your own row wherever it falls (null when you do not take part). Open to participants and to members with a live subscription to the community (else 403). ${BOARD_RULES}`,
+          params: IdParams,
+          querystring: LeaderboardQuery,
+          response: {
+            200: Type.Object({ success: Type.Literal(true), data: Type.Ref(MemberLeaderboard), pagination: Type.Ref(Pagination) }),
+            ...memberAuthErrors,
+            403: errorResponse('You neither take part nor hold a live subscription to the community.'),
+            ...notFoundError,
+          },
+        },
+      },
+      async (request) => service.leaderboard(memberOf(request), request.params.id, request.query),
+    );
+  };
+}
