@@ -7,6 +7,10 @@ import { randomBase62, sha256 } from '../src/http/auth.js';
 import { seedExerciseCatalog } from '../src/modules/exercises/seed.js';
 import { MEMBER_TOKEN_PREFIX } from '../src/modules/members/member-auth.js';
 import { createMembershipRepo } from '../src/modules/subscriptions/membership.repo.js';
+import { rescore } from '../src/modules/challenges/scores.js';
+
+/** The metrics of the bench's challenges, in order (BENCH_CHALLENGES=3: the first three). */
+const CHALLENGE_METRICS = ['workouts_count', 'volume_kg', 'streak_days', 'workouts_with_exercise'] as const;
 
 export interface BenchFixture {
   workoutId: string;
@@ -18,9 +22,13 @@ export interface BenchFixture {
  * Seeds one creator's training history straight through SQL (the API would take hours):
  * a community, a program workout, `members` members with live subscriptions and tokens, and
  * members × logsPerMember × setsPerLog working sets spread over the past, with the personal
- * record state derived from that history. Everything lands in the schema the URL selects.
+ * record state derived from that history, and `challenges` running challenges every member
+ * takes part in. Everything lands in the schema the URL selects.
  */
-export async function seedTrainingHistory(url: string, opts: { members: number; logsPerMember: number; setsPerLog: number }): Promise<BenchFixture> {
+export async function seedTrainingHistory(
+  url: string,
+  opts: { members: number; logsPerMember: number; setsPerLog: number; challenges?: number },
+): Promise<BenchFixture> {
   const { db, close } = connectPostgres({ url, poolMax: 1, statementTimeoutMs: 3_600_000 });
   try {
     await migrateToLatest(db);
@@ -75,6 +83,18 @@ export async function seedTrainingHistory(url: string, opts: { members: number; 
         ('max_reps', s.reps::float8)) as k(kind, value)
       where s.member_id = any(${memberIds}::uuid[]) and not s.is_warmup
       order by s.member_id, s.exercise_id, k.kind, k.value desc, s.performed_at, s.log_id, s.position`.execute(db);
+    // Running challenges in the community with every member taking part (issue #13: the
+    // logging statement scores each new log in each of them), scored from the history above.
+    for (let i = 0; i < (opts.challenges ?? 0); i++) {
+      const metric = CHALLENGE_METRICS[i % CHALLENGE_METRICS.length]!;
+      const challengeId = newId();
+      await sql`insert into challenges (id, creator_id, community_id, name, metric, exercise_id, duration_days, starts_at, ends_at, participants_count)
+        values (${challengeId}, ${creatorId}, ${communityId}, ${`Bench ${metric}`}, ${metric}, ${metric === 'workouts_with_exercise' ? exerciseIds[0]! : null}, 60,
+                date_trunc('day', now()) - interval '20 days', date_trunc('day', now()) + interval '40 days', ${memberIds.length})`.execute(db);
+      await sql`insert into challenge_participants (member_id, challenge_id, creator_id, joined_at, reached_at)
+        select m, ${challengeId}, ${creatorId}, now(), now() from unnest(${memberIds}::uuid[]) as m`.execute(db);
+      await rescore(db, sql`p.challenge_id = ${challengeId}`);
+    }
     await sql`analyze`.execute(db);
     return { workoutId, exerciseIds, tokens };
   } finally {

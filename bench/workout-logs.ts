@@ -6,6 +6,7 @@
  *   BENCH_IDEMPOTENCY=1 npm run bench        # each log with its own Idempotency-Key, as the app sends it
  *   BENCH_KEEP=1 npm run bench, then BENCH_DB=<the name it prints> npm run bench   # rerun without seeding
  *   BENCH_CONNECTIONS=16 npm run bench     # fewer clients in flight: smaller group-commit batches
+ *   BENCH_CHALLENGES=0 npm run bench       # members in no challenge (default 3 running ones each)
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, database `tribes_bench_<time>`,
  * dropped afterwards) through SQL, starts the real server on it as a child process, then
@@ -27,6 +28,8 @@ const serverUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/
 const members = int('BENCH_MEMBERS', 2000);
 const logsPerMember = int('BENCH_LOGS_PER_MEMBER', 100);
 const setsPerLog = int('BENCH_SETS_PER_LOG', 10);
+// Running challenges every member takes part in (workouts_count, volume_kg, streak_days, ...).
+const challenges = int('BENCH_CHALLENGES', 3);
 const duration = int('BENCH_DURATION', 20);
 const connections = int('BENCH_CONNECTIONS', 32);
 const port = int('BENCH_PORT', 3900);
@@ -47,7 +50,7 @@ async function main() {
       fixture = JSON.parse(await readFile(fixtureFile, 'utf8')) as BenchFixture;
     } else {
       const started = Date.now();
-      fixture = await seedTrainingHistory(url.toString(), { members, logsPerMember, setsPerLog });
+      fixture = await seedTrainingHistory(url.toString(), { members, logsPerMember, setsPerLog, challenges });
       console.log(`seeded ${members * logsPerMember * setsPerLog} sets (${members} members) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
       if (env.BENCH_KEEP) {
         await mkdir('.tmp', { recursive: true });
@@ -109,6 +112,7 @@ async function main() {
       JSON.stringify(
         {
           history_sets: members * logsPerMember * setsPerLog,
+          challenges_per_member: reuse ? 'as seeded' : challenges,
           connections,
           duration_s: duration,
           logs_per_s: { median: result.requests.p50, mean: result.requests.average, min: result.requests.min },

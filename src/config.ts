@@ -40,6 +40,8 @@ export interface Config {
   checkout: { successUrl: string; cancelUrl: string };
   /** How often the mirror is reconciled with the processor; 0 turns the schedule off. */
   reconcileIntervalMs: number;
+  /** How often a node checks that yesterday's challenge ranks are kept (done once a day); 0 turns the schedule off. */
+  challengeRankingIntervalMs: number;
   /** Smallest manual payout, in cents. */
   manualPayoutMinCents: number;
   /** Where catalog exercise videos live: an exercise's `video_url` is this base + `/` + its slug. */
@@ -189,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cancelUrl: env.CHECKOUT_CANCEL_URL || 'http://127.0.0.1:3000/checkout/canceled',
     },
     reconcileIntervalMs: intFrom(env, 'RECONCILE_INTERVAL_MS', 15 * 60_000, 0, 7 * 86_400_000),
+    challengeRankingIntervalMs: intFrom(env, 'CHALLENGE_RANKING_INTERVAL_MS', 5 * 60_000, 0, 86_400_000),
     manualPayoutMinCents: intFrom(env, 'MANUAL_PAYOUT_MIN_CENTS', 100, 1, 100_000_000),
     exerciseVideoBaseUrl: videoBaseFrom(env),
     membersExactCountLimit: intFrom(env, 'MEMBERS_EXACT_COUNT_LIMIT', 10_000, 1, 10_000_000),

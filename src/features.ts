@@ -76,9 +76,6 @@ const RECONCILE_LOCK_ID = 7_321_004_118;
  * their prefixes and auth, and the background pollers. The HTTP conventions they rely on
  * are set up before this runs (app.ts).
  */
-/** How often a node checks whether yesterday's challenge ranks are kept (the work is done once a day). */
-const STANDINGS_INTERVAL_MS = 5 * 60_000;
-
 /** Daily, on every node (rows another node is deleting are skipped). */
 const RETENTION_INTERVAL_MS = 24 * 3600_000;
 
@@ -206,9 +203,10 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
     config.reconcileIntervalMs > 0
       ? every(config.reconcileIntervalMs, () => runExclusive(database, RECONCILE_LOCK_ID, () => reconciler.run()), logger, 'reconcile')
       : async () => {};
-  // End-of-day ranks for leaderboard deltas: checked every few minutes and at start-up, done once a day per challenge.
-  tasks.run('challenge standings', () => standings.run());
-  const stopRanking = every(STANDINGS_INTERVAL_MS, () => standings.run(), logger, 'challenge standings');
+  // End-of-day ranks for leaderboard deltas: checked at start-up and every few minutes, done once a day per challenge.
+  if (config.challengeRankingIntervalMs > 0) tasks.run('challenge standings', () => standings.run());
+  const stopRanking =
+    config.challengeRankingIntervalMs > 0 ? every(config.challengeRankingIntervalMs, () => standings.run(), logger, 'challenge standings') : async () => {};
   app.addHook('onClose', async () => {
     await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking()]);
     await tasks.idle();

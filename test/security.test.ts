@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advanceDays, subscribe } from './billing-kit.js';
+import { createChallenge } from './challenges-kit.js';
 import {
   buildTestApp,
   createCommunity,
@@ -42,6 +43,8 @@ const RESOURCE_FACTORIES: Record<string, Factory> = {
   exercises: async (t, owner) => (await createExercise(t, owner)).id,
   'workout-programs': async (t, owner) => (await createProgram(t, owner, (await createCommunity(t, owner)).id)).id,
   workouts: async (t, owner) => (await createWorkout(t, owner, (await createProgram(t, owner, (await createCommunity(t, owner)).id)).id)).id,
+  // A challenge starting tomorrow in a community of the owner's.
+  challenges: async (t, owner) => (await createChallenge(t, owner, { community_id: (await createCommunity(t, owner)).id, starts_at: new Date(Date.now() + 86_400_000) })).id,
 };
 
 const PUBLIC_PATHS = new Set(['/health', '/ready']);

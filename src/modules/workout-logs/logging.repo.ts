@@ -12,7 +12,8 @@ import type { NewLog } from './workout-logs.repo.js';
 /**
  * The hot path of logging workouts: ONE statement that checks a batch of logs (one per
  * member), applies the PR rules of prs.ts to each member's record holders and writes the
- * logs, their sets and the moved holders — or, per log, writes nothing and says why. The
+ * logs, their sets, the moved holders, the member's activity and their challenge scores
+ * (challenges/scores.ts SCORE_NEW_LOGS) — or, per log, writes nothing and says why. The
  * rules are written twice (here for the newest-log case, in prs.ts for everything else);
  * log-statement.test.ts proves on the database that the two agree on random histories.
  * A batch is the logs that arrived together (src/db/combiner.ts): one executor start-up,
