@@ -150,7 +150,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging, now });
   const challengesRepo = createChallengesRepo(db);
   const challenges = createChallengesService({ db, challenges: challengesRepo, communities: communitiesRepo, exercises: exercisesRepo, now });
-  const memberChallenges = createMemberChallengesService({ db, challenges: challengesRepo, communities: communitiesRepo, lockHistory: logging.lockHistory, now });
+  const memberChallenges = createMemberChallengesService({ db, challenges: challengesRepo, lockHistory: logging.lockHistory, now });
   const standings = createStandings({ db, now });
   app.decorate('standings', standings);
   const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), challenges, now });

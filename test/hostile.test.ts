@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { answerClientError } from '../src/http/error-handler.js';
 import { STATUS_BY_CODE } from '../src/http/errors.js';
 import { subscribe } from './billing-kit.js';
+import { createChallenge } from './challenges-kit.js';
 import { BENCH_PRESS_ID, buildTestApp, createExercise, createMember, createProgram, createWorkout, json, type TestApp } from './helpers.js';
 import { operationsOf, type Audience, type Fixtures, type Operation } from './hostile/operations.js';
 import { seededRng } from './hostile/random.js';
@@ -35,6 +36,8 @@ beforeAll(async () => {
   const exercise = await createExercise(t, creator);
   const program = await createProgram(t, creator, communityId);
   const workout = await createWorkout(t, creator, program.id);
+  // Running since yesterday in the member's community, so joining, leaving and the boards get past access checks.
+  const challenge = await createChallenge(t, creator, { community_id: communityId, starts_at: new Date(Date.now() - 86_400_000) });
   logoutAuth = (await createMember(t)).headers;
   auth = { creator: creator.headers, member: member.headers, admin: { authorization: `Bearer ${t.adminToken}` }, public: {} };
   fixtures = {
@@ -47,6 +50,7 @@ beforeAll(async () => {
       'workout-programs': program.id,
       programs: program.id,
       workouts: workout.id,
+      challenges: challenge.id,
       creators: creator.id,
     },
     now: new Date().toISOString(),

@@ -32,13 +32,22 @@ export function statusIs(status: ChallengeStatus, now: Date) {
 const LIVE = sql.join(LIVE_STATUSES.map((s) => sql.lit(s)));
 
 /**
- * Rank of a participant in board order (score desc, reached_at, member_id): two range counts
- * on challenge_participants_board_idx, those with a higher score and those tied but first.
+ * Rank of a participant `p` of challenge `c` in board order (score desc, reached_at,
+ * member_id), counted on challenge_participants_board_idx from the nearer end of the board:
+ * 1 + those ahead for the upper half, participants_count − those behind for the lower half
+ * (participants_count moves in the same transaction as every join and leave, so both read
+ * the same snapshot). Which half is guessed from the rank at the end of the last ranked day
+ * (`r`; none: the lower half, where new members start): a wrong guess costs more, never a
+ * wrong answer. A page of the board costs at most half the participants this way.
  */
-const RANK = sql<number>`(1
-  + (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score > p.score)
-  + (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score = p.score
-       and (q.reached_at, q.member_id) < (p.reached_at, p.member_id)))::int`;
+const RANK = sql<number>`(case when coalesce(r.rank, c.participants_count) * 2 <= c.participants_count then 1
+    + (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score > p.score)
+    + (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score = p.score
+         and (q.reached_at, q.member_id) < (p.reached_at, p.member_id))
+  else c.participants_count
+    - (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score < p.score)
+    - (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score = p.score
+         and (q.reached_at, q.member_id) > (p.reached_at, p.member_id)) end)::int`;
 
 /** Challenges of one creator (every creator query scoped by creator_id), and their participants. */
 export function createChallengesRepo(db: Executor) {
@@ -87,6 +96,13 @@ export function createChallengesRepo(db: Executor) {
         .where('creator_id', '=', creatorId)
         .where('community_id', 'in', communityIds)
         .execute();
+    },
+
+    /** Which of these communities are paused. */
+    async pausedAmong(communityIds: string[], trx: Executor = db) {
+      if (communityIds.length === 0) return new Set<string>();
+      const rows = await trx.selectFrom('communities').select('id').where('id', 'in', communityIds).where('status', '=', 'paused').execute();
+      return new Set(rows.map((r) => r.id));
     },
 
     /** Tiers of the member's live subscriptions in these communities. */
@@ -149,6 +165,7 @@ export function createChallengesRepo(db: Executor) {
       const { rows } = await sql<StandingRow & { challenge_id: string; joined_at: Date }>`
         select p.challenge_id, p.member_id, m.name, p.score, p.joined_at, ${RANK} as rank, r.rank as previous_rank
         from challenge_participants p
+        join challenges c on c.id = p.challenge_id
         join members m on m.id = p.member_id
         left join challenge_day_ranks r on r.challenge_id = p.challenge_id and r.member_id = p.member_id
         where p.member_id = ${memberId} and p.challenge_id = any(${challengeIds}::uuid[])`.execute(trx);
@@ -160,6 +177,7 @@ export function createChallengesRepo(db: Executor) {
       const { rows } = await sql<ChallengeRow & { score: string; rank: number; joined_at: Date }>`
         select c.*, p.score, p.joined_at, ${RANK} as rank
         from challenge_participants p join challenges c on c.id = p.challenge_id
+        left join challenge_day_ranks r on r.challenge_id = p.challenge_id and r.member_id = p.member_id
         where p.member_id = ${memberId} and p.creator_id = ${creatorId}
         order by c.starts_at desc, c.id desc`.execute(trx);
       return rows;

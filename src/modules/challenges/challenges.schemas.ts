@@ -59,7 +59,7 @@ export const UpdateChallengeBody = Type.Object(
     starts_at: Type.Optional(Type.String({ format: 'date-time', description: 'A new start, not in the past.' })),
     tier_min_id: Type.Optional(TierMin),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, description: 'The fields to change; an empty body changes nothing and answers the challenge.' },
 );
 export type UpdateChallengeBody = Static<typeof UpdateChallengeBody>;
 
@@ -114,7 +114,7 @@ export const MemberChallenge = Type.Object(
   {
     ...challengeFields,
     joined: Type.Boolean({ description: 'Whether you take part.' }),
-    can_join: Type.Boolean({ description: 'Whether joining would succeed now: not canceled or finished, and your tier qualifies.' }),
+    can_join: Type.Boolean({ description: 'Whether joining would succeed now: scheduled or running, its community not paused, and your tier qualifies.' }),
     score: Type.Union([Type.Number(), Type.Null()], { description: 'Your score; null when you do not take part.' }),
     rank: Type.Union([Type.Integer(), Type.Null()], { description: 'Your rank (1 = first); null when you do not take part.' }),
   },

@@ -165,7 +165,7 @@ export function createChallengesService({ db, challenges, communities, exercises
           const durationDays = scoring.duration_days ?? current.duration_days;
           Object.assign(changes, { starts_at: startsAt, duration_days: durationDays, ends_at: endOf(startsAt, durationDays), metric, exercise_id: exerciseId, tier_min_id: tierMinId });
         }
-        await challenges.update(creatorId, id, changes, trx);
+        if (Object.keys(changes).length) await challenges.update(creatorId, id, changes, trx);
         // Only a scheduled challenge gets here, so this is at most the logs dated in its future window.
         if (RESCORING.some((k) => k in scoring)) await rescore(trx, sql`p.challenge_id = ${id}`);
         return present(await load(creatorId, id, trx));

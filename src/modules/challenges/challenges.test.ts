@@ -151,6 +151,9 @@ describe('reading, changing and canceling', () => {
     expect(json(late).error.message).toContain('running');
     const renamed = await patch({ name: 'Renamed', description: 'New rules' });
     expect(json(renamed).data).toMatchObject({ name: 'Renamed', description: 'New rules', duration_days: 14 });
+    const nothing = await patch({});
+    expect(nothing.statusCode, nothing.body).toBe(200);
+    expect(json(nothing).data).toEqual(json(renamed).data);
   });
 
   it('cancels once, freezing scores and refusing joins, and refuses to cancel a finished challenge', async () => {

@@ -36,7 +36,7 @@ export function memberChallengesRoutes(service: MemberChallengesService): Fastif
           security: memberSecurity,
           summary: 'Join a challenge',
           description:
-            'Takes part while the challenge is scheduled or running (409 once finished or canceled, 409 `community_paused` while its community is paused). You need a live subscription (trialing, active or past due) to its community whose tier equals or exceeds the minimum tier in the tier order; otherwise 403, naming the tier needed. Your logs already in the window count at once. Joining again answers the same participation (200).',
+            'Takes part while the challenge is scheduled or running (409 once finished or canceled, 409 `community_paused` while its community is paused). You need a live subscription (trialing, active or past due) to its community whose tier equals or exceeds the minimum tier in the tier order; otherwise 403, naming the tier needed. Your logs already in the window count at once. Joining again answers the same participation (200), even if your tier has changed since.',
           params: IdParams,
           response: {
             200: Ok(Type.Ref(MemberChallenge)),
@@ -58,9 +58,15 @@ export function memberChallengesRoutes(service: MemberChallengesService): Fastif
           security: memberSecurity,
           summary: 'Leave a challenge',
           description:
-            'Stops taking part while the challenge is scheduled or running (409 after): your row leaves the board. Joining again later recomputes your score from your logs. Leaving a challenge you are not in changes nothing.',
+            'Stops taking part while the challenge is scheduled or running (409 after): your row leaves the board. Joining again later recomputes your score from your logs. Leaving a challenge you are not in changes nothing (200), if you can see it (a live subscription to its community; else 403).',
           params: IdParams,
-          response: { 200: Ok(Type.Ref(MemberChallenge)), ...memberAuthErrors, ...notFoundError, ...conflictError('The challenge has finished or was canceled.') },
+          response: {
+            200: Ok(Type.Ref(MemberChallenge)),
+            ...memberAuthErrors,
+            403: errorResponse('You neither take part nor hold a live subscription to the community.'),
+            ...notFoundError,
+            ...conflictError('The challenge has finished or was canceled.'),
+          },
         },
       },
       async (request, reply) => sendData(request, reply, await service.leave(memberOf(request), request.params.id, answerInTransaction(request, reply))),

@@ -4,7 +4,6 @@ import type { Db } from '../../db/client.js';
 import { inTransaction, type Executor, type StoredAnswer } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
-import type { CommunitiesRepo } from '../communities/communities.repo.js';
 import type { ChallengeRow, ChallengesRepo } from './challenges.repo.js';
 import type { MemberChallenge, MemberChallengesQuery } from './challenges.schemas.js';
 import { board, presentRanking, statusOf, tierVerdict } from './challenges.service.js';
@@ -13,7 +12,6 @@ import { rescore } from './scores.js';
 export interface MemberChallengesDeps {
   db: Db;
   challenges: ChallengesRepo;
-  communities: CommunitiesRepo;
   /**
    * Takes the member's training-history lock inside `trx` (workout-logs/logging.repo.ts):
    * a join computes the member's score from their logs, so a log being written meanwhile
@@ -23,24 +21,36 @@ export interface MemberChallengesDeps {
   now: () => Date;
 }
 
+const notYours = () => new AppError('forbidden', "This challenge belongs to a community you don't hold a live subscription to; subscribe to follow it.");
+
 export type MemberChallengeView = Static<typeof MemberChallenge>;
 
 /** The member app's side: what is open to join, joining and leaving, the board with your own row. */
-export function createMemberChallengesService({ db, challenges, communities, lockHistory, now }: MemberChallengesDeps) {
-  /** The tier order of each challenge's community and the member's live tiers there, for `can_join` and the 403. */
+export function createMemberChallengesService({ db, challenges, lockHistory, now }: MemberChallengesDeps) {
+  /**
+   * Per challenge: whether its community is open (not paused) and whether the member's live
+   * tiers there meet its minimum in the tier order (with the tier to name in a 403).
+   */
   async function verdicts(memberId: string, rows: ChallengeRow[], trx: Executor) {
     const byCreator = new Map<string, string[]>();
     for (const r of rows) byCreator.set(r.creator_id, [...(byCreator.get(r.creator_id) ?? []), r.community_id]);
-    const tiers = (await Promise.all([...byCreator].map(([creatorId, ids]) => challenges.tiersOf(creatorId, ids, trx)))).flat();
-    const held = await challenges.liveTiersOf(memberId, [...new Set(rows.map((r) => r.community_id))], trx);
+    const communityIds = [...new Set(rows.map((r) => r.community_id))];
+    const [tiers, held, paused] = await Promise.all([
+      Promise.all([...byCreator].map(([creatorId, ids]) => challenges.tiersOf(creatorId, ids, trx))).then((t) => t.flat()),
+      challenges.liveTiersOf(memberId, communityIds, trx),
+      challenges.pausedAmong(communityIds, trx),
+    ]);
     return new Map(
       rows.map((r) => [
         r.id,
-        tierVerdict(
-          tiers.filter((t) => t.community_id === r.community_id),
-          held.filter((h) => h.community_id === r.community_id).map((h) => h.tier_id),
-          r.tier_min_id,
-        ),
+        {
+          communityOpen: !paused.has(r.community_id),
+          ...tierVerdict(
+            tiers.filter((t) => t.community_id === r.community_id),
+            held.filter((h) => h.community_id === r.community_id).map((h) => h.tier_id),
+            r.tier_min_id,
+          ),
+        },
       ]),
     );
   }
@@ -64,7 +74,7 @@ export function createMemberChallengesService({ db, challenges, communities, loc
         status,
         participants_count: c.participants_count,
         joined: mine !== undefined,
-        can_join: (status === 'scheduled' || status === 'running') && tiers.get(c.id)!.ok,
+        can_join: (status === 'scheduled' || status === 'running') && tiers.get(c.id)!.communityOpen && tiers.get(c.id)!.ok,
         score: mine ? Number(mine.score) : null,
         rank: mine ? mine.rank : null,
       };
@@ -101,9 +111,10 @@ export function createMemberChallengesService({ db, challenges, communities, loc
     async join(memberId: string, id: string, answer?: StoredAnswer<MemberChallengeView>) {
       const challenge = await existing(id);
       refuseUnlessOpen(challenge, 'new participants');
-      const community = await communities.findStatus(challenge.creator_id, challenge.community_id);
-      if (community?.status !== 'active') throw new AppError('community_paused', "The challenge's community is paused and not taking part in challenges.");
+      // Already in: the same participation, whatever has changed about the member's tier since.
+      if ((await challenges.standings(memberId, [id])).has(id)) return inTransaction(db, answer, (trx) => reloaded(memberId, id, trx));
       const verdict = (await verdicts(memberId, [challenge], db)).get(id)!;
+      if (!verdict.communityOpen) throw new AppError('community_paused', "The challenge's community is paused and not taking part in challenges.");
       if (!verdict.ok) {
         throw new AppError(
           'forbidden',
@@ -128,6 +139,7 @@ export function createMemberChallengesService({ db, challenges, communities, loc
       refuseUnlessOpen(challenge, 'changes to who takes part');
       return inTransaction(db, answer, async (trx) => {
         if (await challenges.removeParticipant(challenge.creator_id, id, memberId, trx)) await challenges.countParticipant(id, -1, trx);
+        else if (!(await challenges.canSee(memberId, challenge, trx))) throw notYours();
         return reloaded(memberId, id, trx);
       });
     },
@@ -135,9 +147,7 @@ export function createMemberChallengesService({ db, challenges, communities, loc
     /** The creator's board, plus your own row wherever it falls. */
     async leaderboard(memberId: string, id: string, query: PageQuery) {
       const challenge = await existing(id);
-      if (!(await challenges.canSee(memberId, challenge))) {
-        throw new AppError('forbidden', "This challenge belongs to a community you don't hold a live subscription to; subscribe to follow it.");
-      }
+      if (!(await challenges.canSee(memberId, challenge))) throw notYours();
       const at = now();
       const [page, standings] = await Promise.all([board(challenges, challenge, query, at), challenges.standings(memberId, [id])]);
       const mine = standings.get(id);

@@ -76,6 +76,7 @@ describe('the member record', () => {
     expect(data.subscription_history[1]).toMatchObject({ id: live, status: 'active', tier_name: 'Segunda', cancel_at_period_end: false });
     expect(data.workouts).toEqual({ data: [], total: 0, next: null });
     expect(data.personal_records).toEqual([]);
+    // In no challenge (challenges/member-challenges.test.ts covers the entries).
     expect(data.challenges).toEqual([]);
     // A history entry is the subscription record plus community, tier, changes, payments and refunds.
     const sub = json(await t.app.inject({ method: 'GET', url: `/api/v1/subscriptions/${live}`, headers: creator.headers })).data;
