@@ -177,7 +177,7 @@ export function createChallengesService({ db, challenges, communities, exercises
       return inTransaction(db, answer, async (trx) => {
         const current = await load(creatorId, id, trx, { lock: true });
         if (!current.canceled_at) {
-          if (statusOf(current, now()) === 'finished') throw new AppError('conflict', 'The challenge has finished; its results stand and it cannot be canceled.');
+          if (statusOf(current, now()) === 'finished') throw new AppError('conflict', 'The challenge has finished, so it cannot be canceled; its board stays as it is.');
           await challenges.update(creatorId, id, { canceled_at: now() }, trx);
         }
         return present(await load(creatorId, id, trx));

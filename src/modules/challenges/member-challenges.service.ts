@@ -93,7 +93,7 @@ export function createMemberChallengesService({ db, challenges, lockHistory, now
   function refuseUnlessOpen(challenge: ChallengeRow, doing: string) {
     const status = statusOf(challenge, now());
     if (status === 'canceled') throw new AppError('conflict', `The challenge was canceled; it no longer accepts ${doing}.`);
-    if (status === 'finished') throw new AppError('conflict', `The challenge has finished; its results stand and it no longer accepts ${doing}.`);
+    if (status === 'finished') throw new AppError('conflict', `The challenge has finished; it no longer accepts ${doing}.`);
   }
 
   return {
