@@ -35,15 +35,19 @@ const dayIn = (at: string, startsAt: string) => `(((${at}) at time zone 'UTC')::
  * The update reads the row's current version (score + gain, set_bit on the current days),
  * so it composes with any change committed meanwhile.
  */
-export const SCORE_NEW_LOGS = `counts_for as (
-  -- The challenges each written log counts for (challenges/scores.ts), with its gain there.
+export const SCORE_NEW_LOGS = `log_gains as (
+  -- What each log brings to a challenge (challenges/scores.ts), in one pass over the sets.
+  select i.n, coalesce(sum(i.reps * i.load_kg) filter (where not i.is_warmup), 0) as volume, array_agg(i.exercise_id) as exercises
+  from input i group by i.n
+), counts_for as (
+  -- The challenges each written log counts for, with its gain there.
   select l.n, p.member_id, p.challenge_id, c.metric, c.starts_at, l.performed_at, ${dayIn('l.performed_at', 'c.starts_at')} as day,
          case c.metric
            when 'workouts_count' then 1
-           when 'workouts_with_exercise' then (exists (select 1 from input i where i.n = l.n and i.exercise_id = c.exercise_id))::int
-           when 'volume_kg' then (select coalesce(sum(i.reps * i.load_kg), 0) from input i where i.n = l.n and not i.is_warmup)
+           when 'workouts_with_exercise' then (c.exercise_id = any(g.exercises))::int
+           when 'volume_kg' then g.volume
            else 0 end as gain
-  from written w join logs l on l.n = w.n
+  from written w join logs l on l.n = w.n join log_gains g on g.n = w.n
   join challenge_participants p on p.member_id = l.member_id
   join challenges c on c.id = p.challenge_id
   where c.canceled_at is null and l.performed_at >= c.starts_at and l.performed_at < c.ends_at
