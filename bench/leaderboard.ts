@@ -25,18 +25,14 @@
  * Goal (issue #13): p99 ≤ 20 ms for top50 and me, reported per connection count. Every
  * response must be 2xx: any other fails the run (after printing). One JSON document on stdout.
  */
-import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
-import { sql } from 'kysely';
-import { connectPostgres } from '../src/db/client.js';
 import { seedChallenge, type ChallengeFixture } from './seed-challenges.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
-import { cpuReader, startBenchServer } from './server.js';
+import { benchDatabase, cpuReader } from './server.js';
 
 const env = process.env;
 const int = (name: string, fallback: number) => Number(env[name] ?? fallback);
-const serverUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const members = int('BENCH_MEMBERS', 110_000);
 const participants = int('BENCH_PARTICIPANTS', 100_000);
 const tokenCount = int('BENCH_TOKENS', 10_000);
@@ -109,41 +105,23 @@ function scenarios(f: Fixture): Scenario[] {
   ];
 }
 
-let cleanup: (() => Promise<void>) | undefined;
+let database: Awaited<ReturnType<typeof benchDatabase>> | undefined;
 
 async function main() {
   // BENCH_DB=<name of a database kept by BENCH_KEEP=1> reruns the load on it without seeding.
-  const reuse = env.BENCH_DB;
-  const dbName = reuse ?? `tribes_leaderboard_bench_${Date.now()}`;
-  const fixtureFile = `.tmp/${dbName}.json`;
-  const admin = connectPostgres({ url: serverUrl, poolMax: 1, statementTimeoutMs: 60_000 });
-  if (!reuse) await sql.raw(`create database ${dbName}`).execute(admin.db);
-  const url = new URL(serverUrl);
-  url.pathname = `/${dbName}`;
-  let server: ChildProcess | undefined;
-  let cleaned = false;
-  cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
-    // A server that already died (bad config) has nothing to wait for.
-    if (server?.pid && server.exitCode === null) {
-      const exited = new Promise((r) => server!.once('exit', r));
-      server.kill('SIGTERM');
-      await exited;
-    }
-    if (!env.BENCH_KEEP && !reuse) await sql.raw(`drop database if exists ${dbName} with (force)`).execute(admin.db);
-    await admin.close();
-  };
+  const db = (database = await benchDatabase('tribes_leaderboard_bench'));
+  const { name: dbName, fixtureFile } = db;
+  const url = db.url;
   try {
     let fixture: Fixture;
     let seedSeconds: { members: number; challenge: number } | null = null;
-    if (reuse) {
+    if (db.reused) {
       fixture = JSON.parse(await readFile(fixtureFile, 'utf8')) as Fixture;
     } else {
       const started = Date.now();
-      const main = await seedMembers(url.toString(), { members });
+      const main = await seedMembers(url, { members });
       const seeded = Date.now();
-      const challenge = await seedChallenge(url.toString(), main, { participants, tokens: tokenCount });
+      const challenge = await seedChallenge(url, main, { participants, tokens: tokenCount });
       seedSeconds = { members: Math.round((seeded - started) / 1000), challenge: Math.round((Date.now() - seeded) / 1000) };
       fixture = { members, participants, main, challenge };
       console.error(`seeded ${members} members in ${seedSeconds.members} s, ${participants} participants in ${seedSeconds.challenge} s`);
@@ -156,7 +134,7 @@ async function main() {
     const tokens = fixture.challenge.member_tokens;
     if (tokens.length === 0) throw new Error('no member tokens (BENCH_TOKENS=0?): the member scenarios need some');
 
-    server = await startBenchServer(url.toString(), port);
+    const server = await db.startServer(port);
     const base = `http://127.0.0.1:${port}`;
     const cpu = cpuReader(server.pid!, dbName);
     // Each member request is a different participant (until the tokens wrap around).
@@ -226,7 +204,7 @@ async function main() {
       JSON.stringify(
         {
           database: dbName,
-          kept: Boolean(env.BENCH_KEEP || reuse),
+          kept: db.kept,
           members: fixture.members,
           participants: fixture.participants,
           member_tokens: tokens.length,
@@ -245,7 +223,7 @@ async function main() {
     );
     if (failures.length > 0) throw new Error(`${failures.length} failure(s):\n  ${failures.join('\n  ')}`);
   } finally {
-    await cleanup();
+    await db.close();
   }
 }
 
@@ -253,7 +231,7 @@ async function main() {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     console.error(`${signal}: cleaning up`);
-    void (cleanup?.() ?? Promise.resolve()).finally(() => process.exit(130));
+    void (database?.close() ?? Promise.resolve()).finally(() => process.exit(130));
   });
 }
 

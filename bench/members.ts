@@ -16,18 +16,14 @@
  * small creator's 50 newest members. Every response must be 2xx: any other fails the run
  * (after printing the results). One JSON document on stdout.
  */
-import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { sql } from 'kysely';
-import { connectPostgres } from '../src/db/client.js';
-import { cpuReader, startBenchServer } from './server.js';
+import { benchDatabase, cpuReader } from './server.js';
 import { RARE_QUERY, seedMembers, type MembersFixture } from './seed-members.js';
 
 const env = process.env;
 const int = (name: string, fallback: number) => Number(env[name] ?? fallback);
-const serverUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const members = int('BENCH_MEMBERS', 1_000_000);
 const smallMembers = int('BENCH_SMALL_MEMBERS', 10_000);
 const duration = int('BENCH_DURATION', 10);
@@ -93,41 +89,23 @@ function resetPeakRss(pid: number): boolean {
   }
 }
 
-let cleanup: (() => Promise<void>) | undefined;
+let database: Awaited<ReturnType<typeof benchDatabase>> | undefined;
 
 async function main() {
   // BENCH_DB=<name of a database kept by BENCH_KEEP=1> reruns the load on it without seeding.
-  const reuse = env.BENCH_DB;
-  const dbName = reuse ?? `tribes_members_bench_${Date.now()}`;
-  const fixtureFile = `.tmp/${dbName}.json`;
-  const admin = connectPostgres({ url: serverUrl, poolMax: 1, statementTimeoutMs: 60_000 });
-  if (!reuse) await sql.raw(`create database ${dbName}`).execute(admin.db);
-  const url = new URL(serverUrl);
-  url.pathname = `/${dbName}`;
-  let server: ChildProcess | undefined;
-  let cleaned = false;
-  cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
-    // A server that already died (bad config) has nothing to wait for.
-    if (server?.pid && server.exitCode === null) {
-      const exited = new Promise((r) => server!.once('exit', r));
-      server.kill('SIGTERM');
-      await exited;
-    }
-    if (!env.BENCH_KEEP && !reuse) await sql.raw(`drop database if exists ${dbName} with (force)`).execute(admin.db);
-    await admin.close();
-  };
+  const db = (database = await benchDatabase('tribes_members_bench'));
+  const { name: dbName, fixtureFile } = db;
+  const url = db.url;
   try {
     let fixture: Fixture;
     let seedSeconds: number | null = null;
-    if (reuse) {
+    if (db.reused) {
       fixture = JSON.parse(await readFile(fixtureFile, 'utf8')) as Fixture;
     } else {
       const started = Date.now();
       // The small creator first: the big one's seed then compacts and analyzes everything once.
-      const small = await seedMembers(url.toString(), { members: smallMembers });
-      const main = await seedMembers(url.toString(), { members });
+      const small = await seedMembers(url, { members: smallMembers });
+      const main = await seedMembers(url, { members });
       seedSeconds = Math.round((Date.now() - started) / 1000);
       fixture = { members, small_members: smallMembers, main, small };
       console.error(`seeded ${members} + ${smallMembers} members in ${seedSeconds} s`);
@@ -138,7 +116,7 @@ async function main() {
       }
     }
 
-    server = await startBenchServer(url.toString(), port);
+    const server = await db.startServer(port);
     const base = `http://127.0.0.1:${port}`;
     const serverPid = server.pid!;
     const cpu = cpuReader(serverPid, dbName);
@@ -258,7 +236,7 @@ async function main() {
       JSON.stringify(
         {
           database: dbName,
-          kept: Boolean(env.BENCH_KEEP || reuse),
+          kept: db.kept,
           members: fixture.members,
           seed_s: seedSeconds,
           connections,
@@ -276,7 +254,7 @@ async function main() {
     );
     if (failures.length > 0) throw new Error(`${failures.length} scenario(s) failed:\n  ${failures.join('\n  ')}`);
   } finally {
-    await cleanup();
+    await db.close();
   }
 }
 
@@ -285,7 +263,7 @@ async function main() {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     console.error(`${signal}: cleaning up`);
-    void (cleanup?.() ?? Promise.resolve()).finally(() => process.exit(130));
+    void (database?.close() ?? Promise.resolve()).finally(() => process.exit(130));
   });
 }
 

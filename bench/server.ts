@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { sql } from 'kysely';
+import { connectPostgres } from '../src/db/client.js';
 import { cpuMs } from './cpu.js';
 
 /**
@@ -49,4 +51,46 @@ async function waitForReady(url: string) {
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error('the server did not become ready');
+}
+
+/**
+ * The database a bench runs on: a fresh `<prefix>_<time>` on BENCH_DATABASE_URL's server, or
+ * the one BENCH_DB names (kept by an earlier BENCH_KEEP=1 run, its fixture in .tmp/<name>.json).
+ * `close` stops the bench server if one was started and drops the database unless it is kept.
+ */
+export async function benchDatabase(prefix: string) {
+  const env = process.env;
+  const serverUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const reuse = env.BENCH_DB;
+  const name = reuse ?? `${prefix}_${Date.now()}`;
+  const admin = connectPostgres({ url: serverUrl, poolMax: 1, statementTimeoutMs: 60_000 });
+  if (!reuse) await sql.raw(`create database ${name}`).execute(admin.db);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  let server: ChildProcess | undefined;
+  let closed = false;
+  return {
+    name,
+    url: url.toString(),
+    /** Seeded by an earlier run: read its fixture instead of seeding. */
+    reused: reuse !== undefined,
+    kept: Boolean(env.BENCH_KEEP || reuse),
+    fixtureFile: `.tmp/${name}.json`,
+    async startServer(port: number) {
+      server = await startBenchServer(url.toString(), port);
+      return server;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // A server that already died (bad config) has nothing to wait for.
+      if (server?.pid && server.exitCode === null) {
+        const exited = new Promise((r) => server!.once('exit', r));
+        server.kill('SIGTERM');
+        await exited;
+      }
+      if (!env.BENCH_KEEP && !reuse) await sql.raw(`drop database if exists ${name} with (force)`).execute(admin.db);
+      await admin.close();
+    },
+  };
 }

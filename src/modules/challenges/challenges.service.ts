@@ -34,7 +34,8 @@ const warningsOf = (c: Pick<ChallengeRow, 'duration_days'>) =>
     ? [{ field: 'duration_days', message: `${c.duration_days} days is outside the recommended ${DURATION.recommendedMin} to ${DURATION.recommendedMax}; shorter challenges rarely build a habit, longer ones lose people.` }]
     : [];
 
-const publicFields = (c: ChallengeRow, now: Date) => ({
+/** The challenge as both a creator and a member see it. */
+export const publicFields = (c: ChallengeRow, now: Date) => ({
   id: c.id,
   community_id: c.community_id,
   name: c.name,

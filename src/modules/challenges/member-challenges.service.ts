@@ -6,7 +6,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import type { ChallengeRow, ChallengesRepo } from './challenges.repo.js';
 import type { MemberChallenge, MemberChallengesQuery } from './challenges.schemas.js';
-import { board, presentRanking, statusOf, tierVerdict } from './challenges.service.js';
+import { board, presentRanking, publicFields, statusOf, tierVerdict } from './challenges.service.js';
 import { rescore } from './scores.js';
 
 export interface MemberChallengesDeps {
@@ -60,19 +60,9 @@ export function createMemberChallengesService({ db, challenges, lockHistory, now
     return rows.map((c) => {
       const status = statusOf(c, now());
       const mine = standings.get(c.id);
+      // The fields a creator sees too (challenges.service.ts), then the member's own.
       return {
-        id: c.id,
-        community_id: c.community_id,
-        name: c.name,
-        description: c.description,
-        metric: c.metric,
-        exercise_id: c.exercise_id,
-        duration_days: c.duration_days,
-        starts_at: c.starts_at.toISOString(),
-        ends_at: c.ends_at.toISOString(),
-        tier_min_id: c.tier_min_id,
-        status,
-        participants_count: c.participants_count,
+        ...publicFields(c, now()),
         joined: mine !== undefined,
         can_join: (status === 'scheduled' || status === 'running') && tiers.get(c.id)!.communityOpen && tiers.get(c.id)!.ok,
         score: mine ? Number(mine.score) : null,
