@@ -105,11 +105,9 @@ function scenarios(f: Fixture): Scenario[] {
   ];
 }
 
-let database: Awaited<ReturnType<typeof benchDatabase>> | undefined;
-
 async function main() {
   // BENCH_DB=<name of a database kept by BENCH_KEEP=1> reruns the load on it without seeding.
-  const db = (database = await benchDatabase('tribes_leaderboard_bench'));
+  const db = await benchDatabase('tribes_leaderboard_bench');
   const { name: dbName, fixtureFile } = db;
   const url = db.url;
   try {
@@ -225,14 +223,6 @@ async function main() {
   } finally {
     await db.close();
   }
-}
-
-// Ctrl-C mid-run still stops the server and drops the database.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    console.error(`${signal}: cleaning up`);
-    void (database?.close() ?? Promise.resolve()).finally(() => process.exit(130));
-  });
 }
 
 main().catch((err: unknown) => {

@@ -56,7 +56,8 @@ async function waitForReady(url: string) {
 /**
  * The database a bench runs on: a fresh `<prefix>_<time>` on BENCH_DATABASE_URL's server, or
  * the one BENCH_DB names (kept by an earlier BENCH_KEEP=1 run, its fixture in .tmp/<name>.json).
- * `close` stops the bench server if one was started and drops the database unless it is kept.
+ * `close` stops the bench server if one was started and drops the database unless it is kept;
+ * Ctrl-C or SIGTERM does the same before exiting.
  */
 export async function benchDatabase(prefix: string) {
   const env = process.env;
@@ -69,7 +70,7 @@ export async function benchDatabase(prefix: string) {
   url.pathname = `/${name}`;
   let server: ChildProcess | undefined;
   let closed = false;
-  return {
+  const handle = {
     name,
     url: url.toString(),
     /** Seeded by an earlier run: read its fixture instead of seeding. */
@@ -93,4 +94,12 @@ export async function benchDatabase(prefix: string) {
       await admin.close();
     },
   };
+  // Ctrl-C mid-run still stops the server and drops the database.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`${signal}: cleaning up`);
+      void handle.close().finally(() => process.exit(130));
+    });
+  }
+  return handle;
 }

@@ -18,7 +18,7 @@ export interface StandingRow {
 }
 
 /** The SQL condition of a derived status at `now` (challenges.service statusOf is the same rule). */
-export function statusIs(status: ChallengeStatus, now: Date) {
+function statusIs(status: ChallengeStatus, now: Date) {
   return (eb: ExpressionBuilder<Database, 'challenges'>) => {
     if (status === 'canceled') return eb('challenges.canceled_at', 'is not', null);
     const live = eb('challenges.canceled_at', 'is', null);

@@ -55,7 +55,7 @@ export const presentRanking = (r: Pick<StandingRow, 'rank' | 'member_id' | 'name
   return { rank: r.rank, member_id: r.member_id, name: abbreviate(r.name), score: Number(r.score), delta: `${moved < 0 ? '-' : '+'}${Math.abs(moved)}` };
 };
 
-export const endOf = (startsAt: Date, durationDays: number) => new Date(startsAt.getTime() + durationDays * DAY_MS);
+const endOf = (startsAt: Date, durationDays: number) => new Date(startsAt.getTime() + durationDays * DAY_MS);
 
 export interface ChallengesDeps {
   db: Db;
@@ -64,8 +64,6 @@ export interface ChallengesDeps {
   exercises: ExercisesRepo;
   now: () => Date;
 }
-
-export type ChallengeRecord = ReturnType<ReturnType<typeof createChallengesService>['present']>;
 
 /** The creator's side of challenges: settings, status, cancel, the board. */
 export function createChallengesService({ db, challenges, communities, exercises, now }: ChallengesDeps) {

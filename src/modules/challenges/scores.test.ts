@@ -50,6 +50,17 @@ async function fourChallenges(creator: TestCreator, place: Place, startsAt: Date
   return ids;
 }
 
+/** A new creator and member, the member in one challenge per metric from 2033-05-01 12:00 for 30 days (the exercise one on the first of `exercises` catalog exercises). */
+async function memberInFour(exercises: number) {
+  const creator = await createCreator(t);
+  const place = await placeIn(t, creator);
+  const member = await subscribedMember(t, creator, place);
+  const picked = await catalogExercises(t, exercises);
+  const ids = await fourChallenges(creator, place, at('2033-05-01T12:00:00Z'), 30, picked[0]!);
+  for (const id of Object.values(ids)) await joined(t, member, id);
+  return { creator, member, ids, exercises: picked };
+}
+
 /** The member's score in each challenge, from the creator's board (undefined: not on it). */
 async function scoresIn(creator: TestCreator, ids: Record<Metric, string>, memberId: string) {
   const out = {} as Record<Metric, number | undefined>;
@@ -62,12 +73,8 @@ const boardOf = async (creator: TestCreator, id: string) => (await leaderboard(t
 describe('scoring each metric', () => {
   it('counts logs, logs with the exercise (warm-ups too), working volume and the longest run of UTC days', async () => {
     clock = T;
-    const creator = await createCreator(t);
-    const place = await placeIn(t, creator);
-    const member = await subscribedMember(t, creator, place);
-    const [a, b] = (await catalogExercises(t, 2)) as [string, string];
-    const ids = await fourChallenges(creator, place, at('2033-05-01T12:00:00Z'), 30, a);
-    for (const id of Object.values(ids)) await joined(t, member, id);
+    const { creator, member, ids, exercises } = await memberInFour(2);
+    const [a, b] = exercises as [string, string];
 
     await log(member, at('2033-05-02T08:00:00Z'), [{ exercise_id: a, reps: 10, load_kg: 10, is_warmup: true }, { exercise_id: a, reps: 5, load_kg: 20 }, { exercise_id: a, reps: 3, load_kg: 22.5 }]);
     await log(member, at('2033-05-03T23:59:59Z'), [{ exercise_id: b, reps: 8, load_kg: 50 }]);
@@ -143,12 +150,8 @@ describe('whose logs count', () => {
 describe('changing history', () => {
   it('moves all four metrics on deleting a log and on back-dating one, by the fast path and by the replay', async () => {
     clock = T;
-    const creator = await createCreator(t);
-    const place = await placeIn(t, creator);
-    const member = await subscribedMember(t, creator, place);
-    const [a, b, c] = (await catalogExercises(t, 3)) as [string, string, string];
-    const ids = await fourChallenges(creator, place, at('2033-05-01T12:00:00Z'), 30, a);
-    for (const id of Object.values(ids)) await joined(t, member, id);
+    const { creator, member, ids, exercises } = await memberInFour(3);
+    const [a, b, c] = exercises as [string, string, string];
     const scores = () => scoresIn(creator, ids, member.id);
 
     await log(member, at('2033-05-02T09:00:00Z'), [{ exercise_id: a, reps: 5, load_kg: 20 }]); // 100
@@ -208,12 +211,8 @@ describe('ranking', () => {
 describe('canceled challenges', () => {
   it('freezes the scores: later logs, back-dated ones and deletions move nothing', async () => {
     clock = T;
-    const creator = await createCreator(t);
-    const place = await placeIn(t, creator);
-    const member = await subscribedMember(t, creator, place);
-    const [a, b] = (await catalogExercises(t, 2)) as [string, string];
-    const ids = await fourChallenges(creator, place, at('2033-05-01T12:00:00Z'), 30, a);
-    for (const id of Object.values(ids)) await joined(t, member, id);
+    const { creator, member, ids, exercises } = await memberInFour(2);
+    const [a, b] = exercises as [string, string];
     const first = await log(member, at('2033-05-03T09:00:00Z'), [{ exercise_id: a, reps: 5, load_kg: 20 }]);
     const frozen = { workouts_count: 1, workouts_with_exercise: 1, volume_kg: 100, streak_days: 1 };
     expect(await scoresIn(creator, ids, member.id)).toEqual(frozen);
