@@ -65,6 +65,14 @@ import { createChallengesService } from './modules/challenges/challenges.service
 import { memberChallengesRoutes } from './modules/challenges/member-challenges.routes.js';
 import { createMemberChallengesService } from './modules/challenges/member-challenges.service.js';
 import { createStandings } from './modules/challenges/standings.js';
+import { createActivityRepo } from './modules/activity/activity.js';
+import { createEngagementRepo } from './modules/posts/engagement.repo.js';
+import { memberPostsRoutes } from './modules/posts/member-posts.routes.js';
+import { createMemberPostsService } from './modules/posts/member-posts.service.js';
+import { postsRoutes } from './modules/posts/posts.routes.js';
+import { createPostsRepo } from './modules/posts/posts.repo.js';
+import { createPostsService } from './modules/posts/posts.service.js';
+import { createViewRecorder } from './modules/posts/views.js';
 import { webhookEventsRoutes } from './modules/webhooks/webhook-events.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
@@ -153,6 +161,11 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const memberChallenges = createMemberChallengesService({ db, challenges: challengesRepo, lockHistory: logging.lockHistory, now });
   const standings = createStandings({ db, now });
   app.decorate('standings', standings);
+  const postsRepo = createPostsRepo(db);
+  const engagement = createEngagementRepo(db);
+  const posts = createPostsService({ db, posts: postsRepo, engagement, communities: communitiesRepo, now });
+  const views = createViewRecorder(db, { onBatch: app.batchSizeMetric('post_view') });
+  const memberPosts = createMemberPostsService({ db, posts: postsRepo, engagement, activity: createActivityRepo(), views, now });
   const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), challenges, now });
 
   await app.register(healthRoutes(database.ping));
@@ -168,6 +181,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       await api.register(programsRoutes(programs));
       await api.register(membershipsRoutes(directory, memberRecords));
       await api.register(challengesRoutes(challenges));
+      await api.register(postsRoutes(posts));
     },
     { prefix: '/api/v1' },
   );
@@ -184,6 +198,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       await member.register(memberProgramsRoutes(programs));
       await member.register(workoutLogsRoutes(workoutLogs));
       await member.register(memberChallengesRoutes(memberChallenges));
+      await member.register(memberPostsRoutes(memberPosts));
     },
     { prefix: '/api/v1/member' },
   );

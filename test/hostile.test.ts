@@ -7,6 +7,7 @@ import { answerClientError } from '../src/http/error-handler.js';
 import { STATUS_BY_CODE } from '../src/http/errors.js';
 import { subscribe } from './billing-kit.js';
 import { createChallenge } from './challenges-kit.js';
+import { createPost } from './posts-kit.js';
 import { BENCH_PRESS_ID, buildTestApp, createExercise, createMember, createProgram, createWorkout, json, type TestApp } from './helpers.js';
 import { operationsOf, type Audience, type Fixtures, type Operation } from './hostile/operations.js';
 import { seededRng } from './hostile/random.js';
@@ -38,6 +39,9 @@ beforeAll(async () => {
   const workout = await createWorkout(t, creator, program.id);
   // Running since yesterday in the member's community, so joining, leaving and the boards get past access checks.
   const challenge = await createChallenge(t, creator, { community_id: communityId, starts_at: new Date(Date.now() - 86_400_000) });
+  // A public post with a poll in the member's community, and the member's comment on it, so engagement routes get past access checks.
+  const post = await createPost(t, creator, { community_id: communityId, poll: { question: 'Which day?', options: ['Monday', 'Friday'] } });
+  const comment = json(await t.app.inject({ method: 'POST', url: `/api/v1/member/posts/${post.id}/comments`, headers: member.headers, payload: { body: 'Count me in' } })).data;
   logoutAuth = (await createMember(t)).headers;
   auth = { creator: creator.headers, member: member.headers, admin: { authorization: `Bearer ${t.adminToken}` }, public: {} };
   fixtures = {
@@ -51,6 +55,8 @@ beforeAll(async () => {
       programs: program.id,
       workouts: workout.id,
       challenges: challenge.id,
+      posts: post.id,
+      comments: comment.id,
       creators: creator.id,
     },
     now: new Date().toISOString(),

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advanceDays, subscribe } from './billing-kit.js';
-import { createChallenge } from './challenges-kit.js';
+import { createChallenge, subscribedMember } from './challenges-kit.js';
+import { placeIn } from './members-kit.js';
+import { asMember, createPost } from './posts-kit.js';
 import {
   buildTestApp,
   createCommunity,
@@ -45,6 +47,15 @@ const RESOURCE_FACTORIES: Record<string, Factory> = {
   workouts: async (t, owner) => (await createWorkout(t, owner, (await createProgram(t, owner, (await createCommunity(t, owner)).id)).id)).id,
   // A challenge starting tomorrow in a community of the owner's.
   challenges: async (t, owner) => (await createChallenge(t, owner, { community_id: (await createCommunity(t, owner)).id, starts_at: new Date(Date.now() + 86_400_000) })).id,
+  posts: async (t, owner) => (await createPost(t, owner, { community_id: (await createCommunity(t, owner)).id })).id,
+  // A member's comment on a post of the owner's (the path's post is another of the owner's: 404 either way for an intruder).
+  comments: async (t, owner) => {
+    const place = await placeIn(t, owner);
+    const post = await createPost(t, owner, { community_id: place.communityId });
+    const res = await asMember(t, await subscribedMember(t, owner, place), 'POST', `/posts/${post.id}/comments`, { body: 'Great session!' });
+    if (res.statusCode !== 201) throw new Error(`comment factory failed: ${res.body}`);
+    return json(res).data.id as string;
+  },
 };
 
 /**

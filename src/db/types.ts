@@ -13,10 +13,12 @@ import type {
 
 import type { CommunityMembersTable, CreatorMembersTable } from './types.members.js';
 import type { ChallengeDayRanksTable, ChallengeParticipantsTable, ChallengesTable } from './types.challenges.js';
+import type { PollVotesTable, PostCommentsTable, PostCountsTable, PostKudosTable, PostsTable, PostViewsTable } from './types.posts.js';
 
 export type * from './types.training.js';
 export type * from './types.members.js';
 export type * from './types.challenges.js';
+export type * from './types.posts.js';
 
 export interface CreatorsTable {
   id: string;
@@ -68,6 +70,8 @@ export interface CommunitiesTable {
   pause_lease_token: ColumnType<string | null, string | null | undefined, string | null>;
   pause_lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   pause_rerun: Defaulted<boolean>;
+  /** Posts not deleted (migration 0015): the feed's total. */
+  posts_count: Defaulted<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -287,6 +291,12 @@ export interface Database {
   challenges: ChallengesTable;
   challenge_participants: ChallengeParticipantsTable;
   challenge_day_ranks: ChallengeDayRanksTable;
+  posts: PostsTable;
+  post_counts: PostCountsTable;
+  post_kudos: PostKudosTable;
+  post_comments: PostCommentsTable;
+  post_views: PostViewsTable;
+  poll_votes: PollVotesTable;
 }
 
 export type { Generated };

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/tx.js';
 
 /**
@@ -17,17 +17,21 @@ export const ACTIVITY_RESOLUTION_SQL = `interval '1 hour'`;
 export const activityIsNewer = (lastActiveAt: string, at: string): string =>
   `(${lastActiveAt} is null or ${lastActiveAt} < ${at} - ${ACTIVITY_RESOLUTION_SQL})`;
 
+/**
+ * The update that records the activities `rows` yields (columns creator_id, member_id, at;
+ * one row per creator and member): a statement alone, or a data-modifying CTE of a batch
+ * statement (the post views). A member with no subscription to the creator has no row and
+ * nothing is recorded.
+ */
+export const recordActivities = (rows: RawBuilder<unknown>) => sql`update creator_members m set last_active_at = x.at
+  from (${rows}) x
+  where m.creator_id = x.creator_id and m.member_id = x.member_id and ${sql.raw(activityIsNewer('m.last_active_at', 'x.at'))}`;
+
 export function createActivityRepo() {
   return {
-    /**
-     * Records the member's activity in this creator's communities at `at`. The one function
-     * every kind of activity calls (the logging statement inlines the same condition). A
-     * member with no subscription to the creator has no row and nothing is recorded.
-     */
+    /** Records the member's activity in this creator's communities at `at`: the one function every kind of activity calls. */
     async record(creatorId: string, memberId: string, at: Date, trx: Executor) {
-      await sql`update creator_members m set last_active_at = x.at
-        from (select ${at}::timestamptz as at) x
-        where m.creator_id = ${creatorId} and m.member_id = ${memberId} and ${sql.raw(activityIsNewer('m.last_active_at', 'x.at'))}`.execute(trx);
+      await recordActivities(sql`select ${creatorId}::uuid as creator_id, ${memberId}::uuid as member_id, ${at}::timestamptz as at`).execute(trx);
     },
   };
 }

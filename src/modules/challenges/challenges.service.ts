@@ -6,6 +6,7 @@ import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import type { CommunitiesRepo } from '../communities/communities.repo.js';
 import type { ExercisesRepo } from '../exercises/exercises.repo.js';
+import { abbreviate } from '../members/names.js';
 import { meetsMinimum, rankTiers, type RankableTier } from '../tiers/tier-order.js';
 import type { ChallengeChanges, ChallengeRow, ChallengesRepo, StandingRow } from './challenges.repo.js';
 import { DURATION, type ChallengeStatus, type CreateChallengeBody, type ListChallengesQuery, type UpdateChallengeBody } from './challenges.schemas.js';
@@ -20,13 +21,6 @@ export function statusOf(c: Pick<ChallengeRow, 'canceled_at' | 'starts_at' | 'en
   if (c.canceled_at) return 'canceled';
   if (now < c.starts_at) return 'scheduled';
   return now < c.ends_at ? 'running' : 'finished';
-}
-
-/** "Maria Silva" → "Maria S.", "Ana Beatriz Costa" → "Ana C.", "Cher" → "Cher" (DESIGN §7). */
-export function abbreviate(name: string): string {
-  const parts = name.trim().split(/\s+/u);
-  if (parts.length < 2) return parts[0] ?? '';
-  return `${parts[0]} ${Array.from(parts[parts.length - 1]!)[0]}.`;
 }
 
 const warningsOf = (c: Pick<ChallengeRow, 'duration_days'>) =>

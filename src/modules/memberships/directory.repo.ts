@@ -44,6 +44,7 @@ export interface DirectoryRow {
   joined_at: Date;
   last_active_at: Date | null;
   workouts_completed_30d: number;
+  posts_count_30d: number;
   streak_days: number;
   subscriptions: Array<{ community_id: string; tier_id: string; tier_name: string; status: SubscriptionStatus; joined_at: string }>;
 }
@@ -129,6 +130,9 @@ export function createDirectoryRepo(db: Executor) {
              (${value})::text as sort_value,
              (select count(*)::int from workout_logs l
               where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at > ${monthAgo} and l.performed_at <= ${now}) as workouts_completed_30d,
+             -- Members write comments (posts are the creator's); a deleted post's stop counting.
+             (select count(*)::int from post_comments pc join posts po on po.id = pc.post_id and po.deleted_at is null
+              where pc.creator_id = m.creator_id and pc.member_id = m.member_id and pc.created_at > ${monthAgo} and pc.created_at <= ${now}) as posts_count_30d,
              -- Consecutive UTC days with a log, ending today or yesterday: among the distinct
              -- days newest first, the k-th belongs to the run while it is exactly k days before the newest.
              (select count(*)::int from (

@@ -27,8 +27,7 @@ export function presentMember(r: DirectoryRow) {
     engagement: {
       last_active_at: isoOrNull(r.last_active_at),
       workouts_completed_30d: r.workouts_completed_30d,
-      // Members write posts and comments once the community feed exists (issue #14); none can exist before.
-      posts_count_30d: 0,
+      posts_count_30d: r.posts_count_30d,
       streak_days: r.streak_days,
     },
   };

@@ -28,11 +28,11 @@ export const MemberSubscriptionEntry = Type.Object({
 export const Engagement = Type.Object({
   last_active_at: Type.Union([Timestamp, Type.Null()], {
     description:
-      "The member's last activity in this creator's communities (a workout logged; comments, kudos, poll votes and post views once the feed exists), exact to within an hour: activity is recorded at most once an hour. Null when there has been none.",
+      "The member's last activity in this creator's communities (a workout logged, a comment, kudos, a poll vote or a post view), exact to within an hour: activity is recorded at most once an hour. Null when there has been none.",
   }),
   workouts_completed_30d: Type.Integer({ description: "Workouts logged in this creator's communities, performed in the last 30 days." }),
   posts_count_30d: Type.Integer({
-    description: "Posts and comments the member wrote in this creator's communities in the last 30 days. Members cannot write them until the community feed exists, so this is 0 until then.",
+    description: "Comments the member wrote on posts in this creator's communities in the last 30 days (members comment; posts are the creator's). Comments on a deleted post, or deleted comments, do not count.",
   }),
   streak_days: Type.Integer({ description: "Consecutive UTC days with at least one workout logged in this creator's communities, ending today or yesterday; 0 otherwise." }),
 });

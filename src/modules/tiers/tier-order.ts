@@ -41,3 +41,12 @@ export function meetsMinimum(ranks: Map<string, number>, heldTierId: string, min
   const minimum = ranks.get(minimumTierId);
   return held !== undefined && minimum !== undefined && held >= minimum;
 }
+
+/**
+ * The cheapest active tier that satisfies a minimum (the paywall's upgrade offer): by
+ * monthly-normalised price, then the tier order. Undefined when no active tier does.
+ */
+export function cheapestMeeting<T extends RankableTier & { is_active: boolean }>(tiers: T[], ranks: Map<string, number>, minimumTierId: string): T | undefined {
+  const qualifying = tiers.filter((t) => t.is_active && meetsMinimum(ranks, t.id, minimumTierId));
+  return qualifying.sort((a, b) => compareMonthly(a, b) || ranks.get(a.id)! - ranks.get(b.id)!)[0];
+}

@@ -1,0 +1,189 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../db/client.js';
+import type { Executor } from '../../db/tx.js';
+import type { MediaItem } from '../../db/types.js';
+import { LIVE_STATUSES } from '../programs/access.js';
+import type { AccessTier } from './paywall.js';
+import type { PostRow } from './present.js';
+
+export interface PostWrite {
+  content: string;
+  content_html: string;
+  preview: string | null;
+  preview_auto: string;
+  tier_min_id: string | null;
+  media: MediaItem[];
+  pinned: boolean;
+  poll_question: string | null;
+  poll_options: string[] | null;
+  poll_multiple: boolean | null;
+  poll_closes_at: Date | null;
+}
+
+export interface PostFilter {
+  communityId?: string;
+  pinned?: boolean;
+  tierMinId?: string;
+}
+
+/** The member's standing in a community, as the paywall and the feed's visibility need it. */
+export interface AccessRow {
+  community_id: string;
+  creator_id: string;
+  /** The community is public and active: anyone may read its feed (public posts in full, the rest as teasers). */
+  open: boolean;
+  /** The member holds or held a subscription there. */
+  subscribed: boolean;
+  live_tier_ids: string[];
+  tiers: Array<Omit<AccessTier, 'created_at'> & { created_at: string }>;
+}
+
+/** The live statuses (DESIGN §7) as SQL literals, so the partial index on them stays usable. */
+const LIVE = sql.join(LIVE_STATUSES.map((s) => sql.lit(s)));
+
+/** Feed order: pinned first, then newest (ties by id), as posts_*_feed_idx store it. */
+const FEED_ORDER = sql`p.pinned desc, p.created_at desc, p.id desc`;
+
+/** A post with its counts: `select ${POST_COLUMNS} from posts p join post_counts pc ...`. */
+const POST_COLUMNS = sql`p.*, pc.kudos_count, pc.comments_count, pc.views_count, pc.poll_votes, pc.poll_voters`;
+
+/** A member's own engagement with post `p`: their kudos and poll choices. */
+const own = (memberId: string) => sql`exists (select 1 from post_kudos k where k.post_id = p.id and k.member_id = ${memberId}) as kudoed,
+  array(select v.option::int from poll_votes v where v.post_id = p.id and v.member_id = ${memberId} order by v.option) as my_votes`;
+
+/** The columns of AccessRow for community `c`. */
+const accessColumns = (memberId: string) => sql`c.id as community_id, c.creator_id, (c.is_public and c.status = 'active') as open,
+  exists (select 1 from subscriptions s where s.member_id = ${memberId} and s.community_id = c.id) as subscribed,
+  array(select s.tier_id from subscriptions s where s.member_id = ${memberId} and s.community_id = c.id and s.status in (${LIVE})) as live_tier_ids,
+  coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'price_cents', t.price_cents, 'billing_period', t.billing_period,
+                                              'level', t.level, 'created_at', t.created_at, 'is_active', t.is_active))
+            from tiers t where t.community_id = c.id), '[]') as tiers`;
+
+export type MemberPostRow = PostRow & AccessRow & { kudoed: boolean; my_votes: number[] };
+
+export function createPostsRepo(db: Db) {
+  const where = (creatorId: string, f: PostFilter) => sql`p.creator_id = ${creatorId} and p.deleted_at is null
+    and (${f.communityId ?? null}::uuid is null or p.community_id = ${f.communityId ?? null}::uuid)
+    and (${f.pinned ?? null}::boolean is null or p.pinned = ${f.pinned ?? null}::boolean)
+    and (${f.tierMinId ?? null}::uuid is null or p.tier_min_id = ${f.tierMinId ?? null}::uuid)`;
+
+  return {
+    async insert(creatorId: string, row: PostWrite & { id: string; community_id: string; at: Date }, trx: Executor) {
+      const { at, media, ...fields } = row;
+      await trx
+        .insertInto('posts')
+        .values({ ...fields, creator_id: creatorId, media: JSON.stringify(media), created_at: at, updated_at: at })
+        .execute();
+      await trx
+        .insertInto('post_counts')
+        .values({ post_id: row.id, poll_votes: row.poll_options ? row.poll_options.map(() => 0) : null })
+        .execute();
+      await sql`update communities set posts_count = posts_count + 1 where id = ${row.community_id}`.execute(trx);
+    },
+
+    async update(creatorId: string, id: string, row: PostWrite & { at: Date; resetVotes: boolean }, trx: Executor) {
+      const { at, media, resetVotes, ...fields } = row;
+      await trx
+        .updateTable('posts')
+        .set({ ...fields, media: JSON.stringify(media), updated_at: at })
+        .where('creator_id', '=', creatorId)
+        .where('id', '=', id)
+        .execute();
+      if (resetVotes) {
+        await trx
+          .updateTable('post_counts')
+          .set({ poll_votes: row.poll_options ? row.poll_options.map(() => 0) : null, poll_voters: 0 })
+          .where('post_id', '=', id)
+          .execute();
+      }
+    },
+
+    /** Marks the post deleted (it leaves every feed); false if it was already gone. */
+    async remove(creatorId: string, id: string, at: Date, trx: Executor) {
+      const row = await trx
+        .updateTable('posts')
+        .set({ deleted_at: at })
+        .where('creator_id', '=', creatorId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .returning('community_id')
+        .executeTakeFirst();
+      if (row) await sql`update communities set posts_count = posts_count - 1 where id = ${row.community_id}`.execute(trx);
+      return row !== undefined;
+    },
+
+    /** One of the creator's posts, not deleted; `lock` holds it (and so its poll) for an edit. */
+    async find(creatorId: string, id: string, trx: Executor = db, opts: { lock?: boolean } = {}) {
+      const { rows } = await sql<PostRow>`select ${POST_COLUMNS} from posts p join post_counts pc on pc.post_id = p.id
+        where p.creator_id = ${creatorId} and p.id = ${id} and p.deleted_at is null ${opts.lock ? sql`for update of p` : sql``}`.execute(trx);
+      return rows[0];
+    },
+
+    async list(creatorId: string, f: PostFilter & { offset: number; limit: number }, trx: Executor = db) {
+      const { rows } = await sql<PostRow>`select ${POST_COLUMNS} from posts p join post_counts pc on pc.post_id = p.id
+        where ${where(creatorId, f)} order by ${FEED_ORDER} offset ${f.offset} limit ${f.limit}`.execute(trx);
+      return rows;
+    },
+
+    /** Posts matching the filter: the communities' counters unless the filter needs a count. */
+    async count(creatorId: string, f: PostFilter, trx: Executor = db) {
+      const counted =
+        f.pinned === undefined && f.tierMinId === undefined
+          ? sql<{ n: number }>`select coalesce(sum(posts_count), 0)::int as n from communities
+              where creator_id = ${creatorId} and (${f.communityId ?? null}::uuid is null or id = ${f.communityId ?? null}::uuid)`
+          : sql<{ n: number }>`select count(*)::int as n from posts p where ${where(creatorId, f)}`;
+      return (await counted.execute(trx)).rows[0]!.n;
+    },
+
+    /** Whether the tier is one of the community's (any status). */
+    async tierOf(creatorId: string, communityId: string, tierId: string, trx: Executor) {
+      return trx.selectFrom('tiers').select('id').where('creator_id', '=', creatorId).where('community_id', '=', communityId).where('id', '=', tierId).executeTakeFirst();
+    },
+
+    /**
+     * The member's standing in these communities, or (no ids) in every community they hold
+     * or held a subscription in: one statement, the paywall's whole input.
+     */
+    async access(memberId: string, communityIds: string[] | undefined, trx: Executor = db) {
+      const communities: RawBuilder<unknown> = communityIds
+        ? sql`select unnest(${communityIds}::uuid[]) as id`
+        : sql`select distinct s.community_id as id from subscriptions s where s.member_id = ${memberId}`;
+      const { rows } = await sql<AccessRow>`select ${accessColumns(memberId)} from communities c where c.id in (${communities})`.execute(trx);
+      return rows;
+    },
+
+    /**
+     * A page of the feed of these communities. Each community's posts are walked on its
+     * feed index up to the page's end and merged, so a page costs its depth per community,
+     * not the communities' whole history.
+     */
+    async feed(memberId: string, communityIds: string[], offset: number, limit: number, trx: Executor = db) {
+      if (communityIds.length === 0) return [];
+      const { rows } = await sql<PostRow & { kudoed: boolean; my_votes: number[] }>`
+        select ${POST_COLUMNS}, ${own(memberId)}
+        from (select p.* from unnest(${communityIds}::uuid[]) as c(id)
+              cross join lateral (select * from posts p where p.community_id = c.id and p.deleted_at is null order by ${FEED_ORDER} limit ${offset + limit}) p
+              order by ${FEED_ORDER} offset ${offset} limit ${limit}) p
+        join post_counts pc on pc.post_id = p.id
+        order by ${FEED_ORDER}`.execute(trx);
+      return rows;
+    },
+
+    /** Posts of these communities not deleted (the feed's total). */
+    async feedTotal(communityIds: string[], trx: Executor = db) {
+      if (communityIds.length === 0) return 0;
+      const { rows } = await sql<{ n: number }>`select coalesce(sum(posts_count), 0)::int as n from communities where id = any(${communityIds}::uuid[])`.execute(trx);
+      return rows[0]!.n;
+    },
+
+    /** A post not deleted, with its counts, the member's own engagement and the paywall's input for its community: one statement. */
+    async findForMember(memberId: string, id: string, trx: Executor = db, opts: { lock?: boolean } = {}) {
+      const { rows } = await sql<MemberPostRow>`select ${POST_COLUMNS}, ${own(memberId)}, ${accessColumns(memberId)}
+        from posts p join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
+        where p.id = ${id} and p.deleted_at is null ${opts.lock ? sql`for update of pc` : sql``}`.execute(trx);
+      return rows[0];
+    },
+  };
+}
+
+export type PostsRepo = ReturnType<typeof createPostsRepo>;

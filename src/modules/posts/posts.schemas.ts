@@ -1,0 +1,237 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { COMMENT_MAX, MEDIA_MAX, MEDIA_TYPES, MEDIA_URL_MAX, POST_CONTENT_MAX } from './content.js';
+
+/** Lengths beyond which a text is refused before it is even counted (the real limits are counted in code points after NFC). */
+const RAW_BOUND = 4;
+export const POLL = { optionsMin: 2, optionsMax: 10, questionMax: 300, optionMax: 100 };
+export const PREVIEW_MAX = 280;
+
+const Content = Type.String({
+  minLength: 1,
+  maxLength: POST_CONTENT_MAX * RAW_BOUND,
+  description: `Light markdown, 1 to ${POST_CONTENT_MAX} characters counted as a person counts them: Unicode code points after NFC normalisation (an emoji or an accented letter is one; a flag or a family emoji is several). Stored and returned as written; \`content_html\` is its rendering. Not blank.`,
+});
+const Preview = Type.Union([Type.String({ minLength: 1, maxLength: PREVIEW_MAX * RAW_BOUND, description: `Plain text, 1 to ${PREVIEW_MAX} characters.` }), Type.Null()], {
+  description: 'What members without access read instead of the post, as plain text; null (the default) uses the first ~140 characters of the content with the markdown stripped.',
+});
+const TierMin = Type.Union([Uuid, Type.Null()], {
+  description: 'Minimum tier to read the post, a tier of the same community (active or not), compared in the tier order (by `level` when the community uses levels, else monthly-normalised price); null = public: every member, subscribed or not.',
+});
+const MediaItem = Type.Object(
+  {
+    type: Type.Union(MEDIA_TYPES.map((t) => Type.Literal(t))),
+    url: Type.String({
+      minLength: 1,
+      maxLength: MEDIA_URL_MAX,
+      description: 'An `https` URL, without a user name or password, to a public host (not localhost, a private, loopback or link-local address, or a single-label name). The service never fetches it; the app does.',
+    }),
+  },
+  { additionalProperties: false },
+);
+const Media = Type.Array(MediaItem, { maxItems: MEDIA_MAX, description: `Up to ${MEDIA_MAX} attachments, in display order.` });
+const Pinned = Type.Boolean({ description: 'Pinned posts come first in every feed (newest pinned first).' });
+
+const PollInput = Type.Object(
+  {
+    question: Type.String({ minLength: 1, maxLength: POLL.questionMax * RAW_BOUND, description: `1 to ${POLL.questionMax} characters.` }),
+    options: Type.Array(Type.String({ minLength: 1, maxLength: POLL.optionMax * RAW_BOUND }), {
+      minItems: POLL.optionsMin,
+      maxItems: POLL.optionsMax,
+      description: `${POLL.optionsMin} to ${POLL.optionsMax} distinct options, each 1 to ${POLL.optionMax} characters; members vote by an option's \`index\` (0-based). Fixed once anyone has voted (409).`,
+    }),
+    multiple_choice: Type.Optional(Type.Boolean({ default: false, description: 'Whether a member may choose several options (default one). Fixed once anyone has voted.' })),
+    closes_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When voting ends (must be in the future); null = open while the post exists.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const CreatePostBody = Type.Object(
+  {
+    community_id: Type.String({ format: 'uuid', description: 'One of your communities (404 otherwise); a paused one takes posts too, for the members it still has.' }),
+    content: Content,
+    preview: Type.Optional(Preview),
+    tier_min_id: Type.Optional(TierMin),
+    media: Type.Optional(Media),
+    pinned: Type.Optional(Pinned),
+    poll: Type.Optional(Type.Union([PollInput, Type.Null()], { description: 'An optional poll under the post.' })),
+  },
+  { additionalProperties: false },
+);
+export type CreatePostBody = Static<typeof CreatePostBody>;
+
+export const UpdatePostBody = Type.Object(
+  {
+    content: Type.Optional(Content),
+    preview: Type.Optional(Preview),
+    tier_min_id: Type.Optional(TierMin),
+    media: Type.Optional(Media),
+    pinned: Type.Optional(Pinned),
+    poll: Type.Optional(
+      Type.Union([PollInput, Type.Null()], {
+        description: 'A new poll, or null to remove it. Once anyone has voted, only `question` and `closes_at` may change: other options, another choice mode or removing the poll is 409.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'The fields to change, validated as on create; an empty body changes nothing.' },
+);
+export type UpdatePostBody = Static<typeof UpdatePostBody>;
+export type PollInput = Static<typeof PollInput>;
+
+export const ListPostsQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    community_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only this community (404 if it is not yours).' })),
+    pinned: Type.Optional(Type.Boolean({ description: 'Only pinned (true) or only unpinned (false) posts.' })),
+    tier_min_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only posts with exactly this minimum tier.' })),
+  },
+  { additionalProperties: false },
+);
+export type ListPostsQuery = Static<typeof ListPostsQuery>;
+
+export const FeedQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    community_id: Type.Optional(Type.String({ format: 'uuid', description: 'One community: one of yours, or any public one (404 otherwise). Omitted: every community you hold or held a subscription in.' })),
+  },
+  { additionalProperties: false },
+);
+export type FeedQuery = Static<typeof FeedQuery>;
+
+export const CommentsQuery = Type.Object(PaginationQuery, { additionalProperties: false });
+export const CommentBody = Type.Object(
+  { body: Type.String({ minLength: 1, maxLength: COMMENT_MAX * RAW_BOUND, description: `Plain text, 1 to ${COMMENT_MAX} characters (code points after NFC), not blank; returned as written.` }) },
+  { additionalProperties: false },
+);
+export const VoteBody = Type.Object(
+  {
+    options: Type.Array(Type.Integer({ minimum: 0, maximum: POLL.optionsMax - 1 }), {
+      minItems: 1,
+      maxItems: POLL.optionsMax,
+      uniqueItems: true,
+      description: "The indexes of your choices: exactly one unless the poll is multiple choice. Voting again replaces your earlier choices.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export const PostCommentParams = Type.Object({ id: Uuid, comment_id: Uuid }, { additionalProperties: false });
+
+const PollOption = Type.Object({ index: Type.Integer({ minimum: 0 }), text: Type.String(), votes: Type.Integer({ minimum: 0, description: 'Members who chose it.' }) });
+const pollFields = {
+  question: Type.String(),
+  options: Type.Array(PollOption),
+  multiple_choice: Type.Boolean(),
+  closes_at: Type.Union([Timestamp, Type.Null()]),
+  closed: Type.Boolean({ description: 'Past `closes_at`: no more votes.' }),
+  voters: Type.Integer({ minimum: 0, description: 'Members who voted (with several choices, each counts once here).' }),
+};
+const Poll = Type.Object(pollFields, { $id: 'Poll', title: 'Poll' });
+const MemberPoll = Type.Object(
+  { ...pollFields, my_votes: Type.Array(Type.Integer({ minimum: 0 }), { description: 'The indexes you chose; empty if you have not voted.' }) },
+  { $id: 'MemberPoll', title: 'MemberPoll' },
+);
+export { MemberPoll, Poll };
+
+const counts = {
+  kudos_count: Type.Integer({ minimum: 0 }),
+  comments_count: Type.Integer({ minimum: 0 }),
+  views_count: Type.Integer({ minimum: 0, description: 'Distinct members who opened the post, counted once per member per UTC day.' }),
+};
+
+export const Post = Type.Object(
+  {
+    id: Uuid,
+    community_id: Uuid,
+    content: Type.String({ description: 'The markdown as written.' }),
+    content_html: Type.String({
+      description: 'The content rendered to HTML and sanitised with an allow-list (p, br, hr, strong, em, s, del, a, ul, ol, li, blockquote, code, pre, h1–h6; links http, https or mailto only, with rel="nofollow noopener noreferrer ugc"); raw HTML in the content is shown as text, never run.',
+    }),
+    preview: Type.String({ description: 'What members without access read: your own preview, or the first ~140 characters of the content as plain text.' }),
+    preview_is_custom: Type.Boolean({ description: 'Whether `preview` is your own (set with `preview`; null goes back to the automatic one).' }),
+    tier_min_id: Type.Union([Uuid, Type.Null()]),
+    media: Media,
+    pinned: Type.Boolean(),
+    poll: Type.Union([Type.Ref(Poll), Type.Null()]),
+    ...counts,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Post', title: 'Post' },
+);
+
+export const MemberPost = Type.Object(
+  {
+    id: Uuid,
+    community_id: Uuid,
+    locked: Type.Literal(false),
+    content: Type.String(),
+    content_html: Type.String({ description: 'Sanitised HTML of the content (see the creator API).' }),
+    tier_min_id: Type.Union([Uuid, Type.Null()]),
+    media: Media,
+    pinned: Type.Boolean(),
+    poll: Type.Union([Type.Ref(MemberPoll), Type.Null()]),
+    ...counts,
+    kudoed: Type.Boolean({ description: 'Whether you gave it kudos.' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'MemberPost', title: 'MemberPost', description: 'A post you can read in full.' },
+);
+
+export const LockedPost = Type.Object(
+  {
+    id: Uuid,
+    community_id: Uuid,
+    locked: Type.Literal(true),
+    preview: Type.String({ description: 'Plain text teaser: the creator’s own, or the first ~140 characters of the content without markdown.' }),
+    tier_min_id: Uuid,
+    upgrade_tier_id: Type.Union([Uuid, Type.Null()], { description: 'The cheapest active tier of the community that unlocks the post (by monthly-normalised price); null if no active tier does.' }),
+    upgrade_tier_name: Type.Union([Type.String(), Type.Null()]),
+    upgrade_price_cents: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Its price, in cents, per `upgrade_billing_period`.' }),
+    upgrade_billing_period: Type.Union([Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]), Type.Null()]),
+    pinned: Type.Boolean(),
+    media_count: Type.Integer({ minimum: 0, description: 'How many attachments the post has (their addresses are for members with access).' }),
+    has_poll: Type.Boolean(),
+    ...counts,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  {
+    $id: 'LockedPost',
+    title: 'LockedPost',
+    description: 'A post above your tier (or in a community you hold no live subscription to): a teaser and the tier that unlocks it; never its content, HTML, media addresses or poll.',
+  },
+);
+
+export const FeedItem = Type.Union([Type.Ref(MemberPost), Type.Ref(LockedPost)], { description: 'Discriminated by `locked`.' });
+
+export const Comment = Type.Object(
+  {
+    id: Uuid,
+    post_id: Uuid,
+    member_id: Uuid,
+    author_name: Type.String({ description: 'The member’s full name.' }),
+    body: Type.String(),
+    created_at: Timestamp,
+  },
+  { $id: 'Comment', title: 'Comment' },
+);
+export const MemberComment = Type.Object(
+  {
+    id: Uuid,
+    post_id: Uuid,
+    member_id: Uuid,
+    author_name: Type.String({ description: 'First name and the initial of the last ("Maria Silva" → "Maria S.").' }),
+    mine: Type.Boolean({ description: 'Whether you wrote it (you may delete it).' }),
+    body: Type.String(),
+    created_at: Timestamp,
+  },
+  { $id: 'MemberComment', title: 'MemberComment' },
+);
+
+export const Kudos = Type.Object(
+  { post_id: Uuid, kudoed: Type.Boolean({ description: 'Whether you give kudos now.' }), kudos_count: Type.Integer({ minimum: 0 }) },
+  { $id: 'Kudos', title: 'Kudos' },
+);
+export const DeletedPost = Type.Object({ id: Uuid, deleted: Type.Literal(true) });
+export const DeletedComment = Type.Object({ id: Uuid, post_id: Uuid, deleted: Type.Literal(true) });

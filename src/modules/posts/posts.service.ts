@@ -1,0 +1,188 @@
+import type { Db } from '../../db/client.js';
+import { newId } from '../../db/ids.js';
+import { inTransaction, iso, type Executor, type StoredAnswer } from '../../db/tx.js';
+import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
+import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
+import type { CommunitiesRepo } from '../communities/communities.repo.js';
+import { characterCount, isBlank, mediaUrlProblem, POST_CONTENT_MAX, previewOf, renderMarkdown } from './content.js';
+import type { CommentRow, EngagementRepo } from './engagement.repo.js';
+import type { PostsRepo, PostWrite } from './posts.repo.js';
+import { POLL, PREVIEW_MAX, type CreatePostBody, type ListPostsQuery, type PollInput, type UpdatePostBody } from './posts.schemas.js';
+import { presentPost, type PostRow } from './present.js';
+
+export interface PostsDeps {
+  db: Db;
+  posts: PostsRepo;
+  engagement: EngagementRepo;
+  communities: CommunitiesRepo;
+  now: () => Date;
+}
+
+export type PostView = ReturnType<typeof presentPost>;
+
+/** A text's problem against a length in characters (code points after NFC), or none. */
+function textProblem(field: string, text: string, max: number): ErrorDetail | undefined {
+  if (isBlank(text)) return { field, message: 'must not be blank' };
+  const n = characterCount(text);
+  if (n > max) return { field, message: `must be at most ${max} characters (this one has ${n})` };
+  return undefined;
+}
+
+/** Every problem of a post's fields at once (400), checked beyond what the schema can say. */
+function problemsOf(input: Partial<CreatePostBody>, now: Date, storedClosesAt: Date | null): ErrorDetail[] {
+  const problems: Array<ErrorDetail | undefined> = [];
+  if (input.content !== undefined) problems.push(textProblem('content', input.content, POST_CONTENT_MAX));
+  if (input.preview) problems.push(textProblem('preview', input.preview, PREVIEW_MAX));
+  input.media?.forEach((m, i) => {
+    const problem = mediaUrlProblem(m.url);
+    if (problem) problems.push({ field: `media.${i}.url`, message: problem });
+  });
+  const poll = input.poll;
+  if (poll) {
+    problems.push(textProblem('poll.question', poll.question, POLL.questionMax));
+    poll.options.forEach((o, i) => problems.push(textProblem(`poll.options.${i}`, o, POLL.optionMax)));
+    const keys = poll.options.map((o) => o.normalize('NFC').trim().toLowerCase());
+    if (new Set(keys).size !== keys.length) problems.push({ field: 'poll.options', message: 'must be distinct (ignoring case and surrounding spaces)' });
+    const closesAt = poll.closes_at ? new Date(poll.closes_at) : null;
+    // Sending back the stored closing time unchanged is not a change, even once it has passed.
+    if (closesAt && closesAt <= now && closesAt.getTime() !== storedClosesAt?.getTime()) problems.push({ field: 'poll.closes_at', message: 'must be in the future' });
+  }
+  return problems.filter((p): p is ErrorDetail => p !== undefined);
+}
+
+const pollColumns = (poll: PollInput | null | undefined) => ({
+  poll_question: poll ? poll.question : null,
+  poll_options: poll ? poll.options : null,
+  poll_multiple: poll ? (poll.multiple_choice ?? false) : null,
+  poll_closes_at: poll?.closes_at ? new Date(poll.closes_at) : null,
+});
+
+const sameOptions = (a: string[] | null, b: string[] | null) => JSON.stringify(a) === JSON.stringify(b);
+
+export const presentComment = (c: CommentRow) => ({ id: c.id, post_id: c.post_id, member_id: c.member_id, author_name: c.author_name, body: c.body, created_at: iso(c.created_at) });
+
+/** The creator's side of the feed: writing, editing, listing and deleting posts, and moderating comments. */
+export function createPostsService({ db, posts, engagement, communities, now }: PostsDeps) {
+  async function load(creatorId: string, id: string, trx: Executor = db, opts: { lock?: boolean } = {}): Promise<PostRow> {
+    const row = await posts.find(creatorId, id, trx, opts);
+    if (!row) throw notFound('Post');
+    return row;
+  }
+
+  async function checkTier(creatorId: string, communityId: string, tierMinId: string | null | undefined, trx: Executor) {
+    if (tierMinId && !(await posts.tierOf(creatorId, communityId, tierMinId, trx))) {
+      throw new AppError('validation_error', 'The post settings are not valid.', [{ field: 'tier_min_id', message: "is not a tier of the post's community" }]);
+    }
+  }
+
+  function refuseProblems(problems: ErrorDetail[]) {
+    if (problems.length) throw new AppError('validation_error', 'The post is not valid.', problems);
+  }
+
+  return {
+    async create(creatorId: string, input: CreatePostBody, answer?: StoredAnswer<PostView>) {
+      const at = now();
+      refuseProblems(problemsOf(input, at, null));
+      const row: PostWrite & { id: string; community_id: string; at: Date } = {
+        id: newId(),
+        community_id: input.community_id,
+        at,
+        content: input.content,
+        content_html: renderMarkdown(input.content),
+        preview: input.preview ?? null,
+        preview_auto: previewOf(input.content),
+        tier_min_id: input.tier_min_id ?? null,
+        media: input.media ?? [],
+        pinned: input.pinned ?? false,
+        ...pollColumns(input.poll),
+      };
+      return inTransaction(db, answer, async (trx) => {
+        if (!(await communities.findStatus(creatorId, input.community_id, trx))) throw notFound('Community');
+        await checkTier(creatorId, input.community_id, row.tier_min_id, trx);
+        await posts.insert(creatorId, row, trx);
+        return presentPost(await load(creatorId, row.id, trx), at);
+      });
+    },
+
+    async list(creatorId: string, query: ListPostsQuery) {
+      if (query.community_id && !(await communities.findStatus(creatorId, query.community_id))) throw notFound('Community');
+      const filter = { communityId: query.community_id, pinned: query.pinned, tierMinId: query.tier_min_id };
+      const [rows, total] = await Promise.all([posts.list(creatorId, { ...filter, offset: offsetOf(query), limit: query.limit }), posts.count(creatorId, filter)]);
+      const at = now();
+      return paginated(
+        rows.map((r) => presentPost(r, at)),
+        total,
+        query,
+      );
+    },
+
+    async get(creatorId: string, id: string) {
+      return presentPost(await load(creatorId, id), now());
+    },
+
+    /**
+     * Changes the fields sent, validated as on create. Once anyone has voted, the poll's
+     * options and choice mode are fixed and it cannot be removed (409): the votes refer to them.
+     */
+    async update(creatorId: string, id: string, input: UpdatePostBody, answer?: StoredAnswer<PostView>) {
+      const at = now();
+      return inTransaction(db, answer, async (trx) => {
+        const post = await load(creatorId, id, trx, { lock: true });
+        refuseProblems(problemsOf(input, at, post.poll_closes_at && new Date(post.poll_closes_at)));
+        if (input.tier_min_id !== undefined) await checkTier(creatorId, post.community_id, input.tier_min_id, trx);
+        const poll = input.poll === undefined ? undefined : pollColumns(input.poll);
+        const pollChanged = poll !== undefined && (!sameOptions(poll.poll_options, post.poll_options) || poll.poll_multiple !== post.poll_multiple);
+        if (pollChanged && post.poll_voters > 0) {
+          throw new AppError('conflict', `${post.poll_voters} member(s) have voted in this poll; its options and choice mode can no longer change, and it cannot be removed. Its question and closing time still can.`);
+        }
+        const content = input.content ?? post.content;
+        await posts.update(
+          creatorId,
+          id,
+          {
+            content,
+            content_html: input.content === undefined ? post.content_html : renderMarkdown(content),
+            preview_auto: input.content === undefined ? post.preview_auto : previewOf(content),
+            preview: input.preview === undefined ? post.preview : input.preview,
+            tier_min_id: input.tier_min_id === undefined ? post.tier_min_id : input.tier_min_id,
+            media: input.media ?? post.media,
+            pinned: input.pinned ?? post.pinned,
+            poll_question: poll ? poll.poll_question : post.poll_question,
+            poll_options: poll ? poll.poll_options : post.poll_options,
+            poll_multiple: poll ? poll.poll_multiple : post.poll_multiple,
+            poll_closes_at: poll ? poll.poll_closes_at : post.poll_closes_at,
+            at: Object.keys(input).length ? at : post.updated_at,
+            resetVotes: pollChanged,
+          },
+          trx,
+        );
+        return presentPost(await load(creatorId, id, trx), at);
+      });
+    },
+
+    /** Deletes the post: it leaves every feed at once and its engagement stops counting. Deleting it again is 404. */
+    async remove(creatorId: string, id: string, answer?: StoredAnswer<{ id: string; deleted: true }>) {
+      return inTransaction(db, answer, async (trx) => {
+        if (!(await posts.remove(creatorId, id, now(), trx))) throw notFound('Post');
+        return { id, deleted: true as const };
+      });
+    },
+
+    async comments(creatorId: string, id: string, query: PageQuery) {
+      const post = await load(creatorId, id);
+      const rows = await engagement.comments(id, offsetOf(query), query.limit);
+      return paginated(rows.map(presentComment), post.comments_count, query);
+    },
+
+    /** Removes any comment of the creator's post (moderation). */
+    async removeComment(creatorId: string, id: string, commentId: string, answer?: StoredAnswer<{ id: string; post_id: string; deleted: true }>) {
+      return inTransaction(db, answer, async (trx) => {
+        await load(creatorId, id, trx);
+        if (!(await engagement.removeComment(id, commentId, undefined, trx))) throw notFound('Comment');
+        return { id: commentId, post_id: id, deleted: true as const };
+      });
+    },
+  };
+}
+
+export type PostsService = ReturnType<typeof createPostsService>;
