@@ -84,7 +84,7 @@ export function memberPostsRoutes(service: MemberPostsService): FastifyPluginAsy
           tags,
           security: memberSecurity,
           summary: "A post's comments",
-          description: 'Oldest first (ties by id); authors shown as first name and last initial. Only for posts you read in full (403 for a locked one).',
+          description: 'Oldest first (ties by id); authors shown as first name and last initial. The conversation is for the community\'s members: it needs the post readable in full and a live subscription to its community (else 403).',
           params: IdParams,
           querystring: CommentsQuery,
           response: { 200: OkList(Type.Ref(MemberComment)), ...memberAuthErrors, 403: notYours, ...postNotFound },

@@ -57,8 +57,8 @@ export function createMemberPostsService({ db, posts, engagement, activity, view
    * its community (a live subscription there: reading a public post is open to prospects,
    * talking in the community is for members) and reads it in full; else 404 or 403.
    */
-  async function engageable(memberId: string, id: string, trx: Executor) {
-    const post = await visible(memberId, id, trx, { lock: true });
+  async function engageable(memberId: string, id: string, trx: Executor, opts: { lock: boolean } = { lock: true }) {
+    const post = await visible(memberId, id, trx, opts);
     const access = communityAccess(post);
     requireFull(post, access);
     if (access.liveTierIds.length === 0) throw new AppError('forbidden', "Kudos, comments and votes are for the community's members: subscribe to take part.");
@@ -115,9 +115,9 @@ export function createMemberPostsService({ db, posts, engagement, activity, view
       });
     },
 
+    /** The conversation is the community's: members who read the post in full (a prospect reads a public post, not what members said under it). */
     async comments(memberId: string, id: string, query: PageQuery) {
-      const post = await visible(memberId, id);
-      requireFull(post, communityAccess(post));
+      const post = await engageable(memberId, id, db, { lock: false });
       const rows = await engagement.comments(id, offsetOf(query), query.limit);
       return paginated(
         rows.map((c) => presentMemberComment(c, memberId)),
