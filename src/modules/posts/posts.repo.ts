@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Executor } from '../../db/tx.js';
 import type { MediaItem } from '../../db/types.js';
@@ -44,15 +44,20 @@ const LIVE = sql.join(LIVE_STATUSES.map((s) => sql.lit(s)));
 /** Feed order: pinned first, then newest (ties by id), as posts_*_feed_idx store it. */
 const FEED_ORDER = sql`p.pinned desc, p.created_at desc, p.id desc`;
 
-/** A post with its counts: `select ${POST_COLUMNS} from posts p join post_counts pc ...`. */
-const POST_COLUMNS = sql`p.*, pc.kudos_count, pc.comments_count, pc.views_count, pc.poll_votes, pc.poll_voters`;
+/**
+ * A post with its counts: `select ${POST_COLUMNS} from posts p join post_counts pc ...`.
+ * Named, not `p.*`: the member reads are prepared statements (db/prepared.ts).
+ */
+const POST_COLUMNS = sql`p.id, p.creator_id, p.community_id, p.content, p.content_html, p.preview, p.preview_auto, p.tier_min_id, p.media,
+  p.pinned, p.poll_question, p.poll_options, p.poll_multiple, p.poll_closes_at, p.created_at, p.updated_at, p.deleted_at,
+  pc.kudos_count, pc.comments_count, pc.views_count, pc.poll_votes, pc.poll_voters`;
 
 /** A member's own engagement with post `p`: their kudos and poll choices. */
 const own = (memberId: string) => sql`exists (select 1 from post_kudos k where k.post_id = p.id and k.member_id = ${memberId}) as kudoed,
   array(select v.option::int from poll_votes v where v.post_id = p.id and v.member_id = ${memberId} order by v.option) as my_votes`;
 
-/** The columns of AccessRow for community `c`. */
-const accessColumns = (memberId: string) => sql`c.id as community_id, c.creator_id, (c.is_public and c.status = 'active') as open,
+/** The columns of AccessRow for community `c` (but its ids, which a post row carries too). */
+const accessColumns = (memberId: string) => sql`(c.is_public and c.status = 'active') as open,
   exists (select 1 from subscriptions s where s.member_id = ${memberId} and s.community_id = c.id) as subscribed,
   array(select s.tier_id from subscriptions s where s.member_id = ${memberId} and s.community_id = c.id and s.status in (${LIVE})) as live_tier_ids,
   coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'price_cents', t.price_cents, 'billing_period', t.billing_period,
@@ -145,11 +150,12 @@ export function createPostsRepo(db: Db) {
      * or held a subscription in: one statement, the paywall's whole input.
      */
     async access(memberId: string, communityIds: string[] | undefined, trx: Executor = db) {
-      const communities: RawBuilder<unknown> = communityIds
-        ? sql`select unnest(${communityIds}::uuid[]) as id`
-        : sql`select distinct s.community_id as id from subscriptions s where s.member_id = ${memberId}`;
-      const { rows } = await sql<AccessRow>`select ${accessColumns(memberId)} from communities c where c.id in (${communities})`.execute(trx);
-      return rows;
+      const query = communityIds
+        ? sql<AccessRow>`/*prepare:feed_access*/ select c.id as community_id, c.creator_id, ${accessColumns(memberId)}
+            from communities c where c.id = any(${communityIds}::uuid[])`
+        : sql<AccessRow>`/*prepare:feed_access_all*/ select c.id as community_id, c.creator_id, ${accessColumns(memberId)}
+            from communities c where c.id in (select s.community_id from subscriptions s where s.member_id = ${memberId})`;
+      return (await query.execute(trx)).rows;
     },
 
     /**
@@ -159,11 +165,15 @@ export function createPostsRepo(db: Db) {
      */
     async feed(memberId: string, communityIds: string[], offset: number, limit: number, trx: Executor = db) {
       if (communityIds.length === 0) return [];
-      const { rows } = await sql<PostRow & { kudoed: boolean; my_votes: number[] }>`
+      // The merge carries only the order's columns (an index-only walk of each community's
+      // feed index); the page's 50 rows are read whole after it, not the depth before it.
+      const { rows } = await sql<PostRow & { kudoed: boolean; my_votes: number[] }>`/*prepare:member_feed*/
         select ${POST_COLUMNS}, ${own(memberId)}
-        from (select p.* from unnest(${communityIds}::uuid[]) as c(id)
-              cross join lateral (select * from posts p where p.community_id = c.id and p.deleted_at is null order by ${FEED_ORDER} limit ${offset + limit}) p
-              order by ${FEED_ORDER} offset ${offset} limit ${limit}) p
+        from (select f.id from unnest(${communityIds}::uuid[]) as c(id)
+              cross join lateral (select p.id, p.pinned, p.created_at from posts p where p.community_id = c.id and p.deleted_at is null
+                                  order by ${FEED_ORDER} limit ${offset + limit}) f
+              order by f.pinned desc, f.created_at desc, f.id desc offset ${offset} limit ${limit}) k
+        join posts p on p.id = k.id
         join post_counts pc on pc.post_id = p.id
         order by ${FEED_ORDER}`.execute(trx);
       return rows;
@@ -178,10 +188,14 @@ export function createPostsRepo(db: Db) {
 
     /** A post not deleted, with its counts, the member's own engagement and the paywall's input for its community: one statement. */
     async findForMember(memberId: string, id: string, trx: Executor = db, opts: { lock?: boolean } = {}) {
-      const { rows } = await sql<MemberPostRow>`select ${POST_COLUMNS}, ${own(memberId)}, ${accessColumns(memberId)}
-        from posts p join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
-        where p.id = ${id} and p.deleted_at is null ${opts.lock ? sql`for update of pc` : sql``}`.execute(trx);
-      return rows[0];
+      const query = opts.lock
+        ? sql<MemberPostRow>`/*prepare:member_post_lock*/ select ${POST_COLUMNS}, ${own(memberId)}, ${accessColumns(memberId)}
+            from posts p join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
+            where p.id = ${id} and p.deleted_at is null for update of pc`
+        : sql<MemberPostRow>`/*prepare:member_post*/ select ${POST_COLUMNS}, ${own(memberId)}, ${accessColumns(memberId)}
+            from posts p join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
+            where p.id = ${id} and p.deleted_at is null`;
+      return (await query.execute(trx)).rows[0];
     },
   };
 }
