@@ -23,6 +23,7 @@ import { rescore } from '../src/modules/challenges/scores.js';
 import { createStandings, utcDay } from '../src/modules/challenges/standings.js';
 import { generateMemberToken } from '../src/modules/members/member-auth.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
+import { phaseTimer } from './progress.js';
 
 export interface ChallengeFixture {
   challenge_id: string;
@@ -48,13 +49,7 @@ export async function seedChallenge(url: string, fixture: MembersFixture, opts: 
   const n = Math.floor(opts.participants);
   if (!Number.isInteger(n) || n < 1) throw new Error(`participants must be a positive integer, got ${opts.participants}`);
   const { db, close } = connectPostgres({ url, poolMax: 1, statementTimeoutMs: 3_600_000 });
-  const started = Date.now();
-  let phaseStarted = started;
-  const phase = (msg: string) => {
-    const t = Date.now();
-    log(`${msg} (${((t - phaseStarted) / 1000).toFixed(1)} s; ${((t - started) / 1000).toFixed(1)} s total)`);
-    phaseStarted = t;
-  };
+  const { started, phase } = phaseTimer(log);
   try {
     const creatorId = fixture.creator_id;
     const communityId = fixture.community_ids[0]!;

@@ -26,6 +26,7 @@ import { generateMemberToken } from '../src/modules/members/member-auth.js';
 import { previewOf, renderMarkdown } from '../src/modules/posts/content.js';
 import { LIVE_STATUSES } from '../src/modules/programs/access.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
+import { phaseTimer } from './progress.js';
 
 /** Counts to seed; `engagement` is kudos plus views. */
 export interface FeedOptions {
@@ -129,13 +130,7 @@ export async function seedFeed(url: string, opts: FeedOptions): Promise<FeedFixt
   const membersStarted = Date.now();
   const main = await seedMembers(url, { members: opts.members });
   const { db, close } = connectPostgres({ url, poolMax: 1, statementTimeoutMs: 3_600_000 });
-  const started = Date.now();
-  let phaseStarted = started;
-  const phase = (msg: string) => {
-    const t = Date.now();
-    log(`${msg} (${((t - phaseStarted) / 1000).toFixed(1)} s; ${((t - started) / 1000).toFixed(1)} s total)`);
-    phaseStarted = t;
-  };
+  const { started, phase } = phaseTimer(log);
   try {
     const creatorId = main.creator_id;
     const communityId = main.community_ids[0]!;

@@ -25,6 +25,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { generateApiKey } from '../src/http/auth.js';
 import { seedExerciseCatalog } from '../src/modules/exercises/seed.js';
 import { createMembershipRepo } from '../src/modules/subscriptions/membership.repo.js';
+import { phaseTimer } from './progress.js';
 
 export interface MembersFixture {
   creator_id: string;
@@ -94,13 +95,7 @@ export async function seedMembers(url: string, opts: { members: number }): Promi
   const n = Math.floor(opts.members);
   if (!Number.isInteger(n) || n < 1) throw new Error(`members must be a positive integer, got ${opts.members}`);
   const { db, close } = connectPostgres({ url, poolMax: 1, statementTimeoutMs: 3_600_000 });
-  const started = Date.now();
-  let phaseStarted = started;
-  const phase = (msg: string) => {
-    const now = Date.now();
-    log(`${msg} (${((now - phaseStarted) / 1000).toFixed(1)} s; ${((now - started) / 1000).toFixed(1)} s total)`);
-    phaseStarted = now;
-  };
+  const { started, phase } = phaseTimer(log);
   try {
     await migrateToLatest(db);
     await seedExerciseCatalog(db);
