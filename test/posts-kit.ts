@@ -1,4 +1,9 @@
+import { sql } from 'kysely';
 import { expect } from 'vitest';
+import { newId } from '../src/db/ids.js';
+import type { SubscriptionStatus } from '../src/db/types.js';
+import { generateMemberToken } from '../src/modules/members/member-auth.js';
+import { addMember, mirrorSubscription, type Place } from './members-kit.js';
 import { json, type TestApp, type TestCreator, type TestMember } from './helpers.js';
 
 /** Feed fixtures: posts made and read through the creator and member APIs. */
@@ -87,4 +92,20 @@ export async function seenBy(t: TestApp, member: TestMember, communityId: string
 /** Whether the post is locked for the member, on the feed and on its page alike (seenBy). */
 export async function lockedFor(t: TestApp, member: TestMember, communityId: string, postId: string): Promise<boolean> {
   return (await seenBy(t, member, communityId, postId)).locked as boolean;
+}
+
+/**
+ * `n` members with a subscription of `status` to `place` (mirrored) and a token minted
+ * directly: a crowd of readers without n sign-ups (each one a deliberate password hash).
+ */
+export async function crowd(t: TestApp, creator: TestCreator, place: Place, n: number, status: SubscriptionStatus = 'active'): Promise<TestMember[]> {
+  const members: TestMember[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = await addMember(t, { name: `Member ${i} Silva` });
+    const { token, hash } = generateMemberToken();
+    await sql`insert into member_tokens (id, member_id, token_hash, expires_at) values (${newId()}, ${id}, ${hash}, now() + interval '30 days')`.execute(t.database.db);
+    await mirrorSubscription(t, creator, { ...place, memberId: id }, { status });
+    members.push({ id, email: '', password: '', token, headers: { authorization: `Bearer ${token}` } });
+  }
+  return members;
 }

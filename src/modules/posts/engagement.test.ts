@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createCreator, json, type TestApp, type TestCreator } from '../../../test/helpers.js';
-import { subscribedMember } from '../../../test/challenges-kit.js';
 import { DAY_MS, getMemberRecord, placeIn, type Place } from '../../../test/members-kit.js';
-import { asMember, createPost, creatorPost, readPost } from '../../../test/posts-kit.js';
+import { asMember, createPost, creatorPost, crowd, readPost } from '../../../test/posts-kit.js';
 
 /** Members' engagement: kudos, comments, poll votes and views, their exact counts under concurrency, and activity. */
 let clock = new Date('2026-05-04T10:00:00Z');
@@ -14,8 +13,7 @@ afterAll(async () => t.close());
 
 async function community(creator: TestCreator, n: number, status: 'active' | 'canceled' = 'active') {
   const place = await placeIn(t, creator);
-  const members = await Promise.all(Array.from({ length: n }, (_, i) => subscribedMember(t, creator, place, { name: `Member ${i} Silva`, status })));
-  return { place, members };
+  return { place, members: await crowd(t, creator, place, n, status) };
 }
 const poll = (place: Place, extra: Record<string, unknown> = {}) => ({ community_id: place.communityId, poll: { question: 'Which day?', options: ['Mon', 'Wed', 'Fri'], ...extra } });
 
