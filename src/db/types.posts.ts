@@ -68,3 +68,13 @@ export interface PollVotesTable {
   creator_id: string;
   created_at: Date;
 }
+
+/** The feed's tables, as the Database interface (types.ts) lists them. */
+export interface FeedTables {
+  posts: PostsTable;
+  post_counts: PostCountsTable;
+  post_kudos: PostKudosTable;
+  post_comments: PostCommentsTable;
+  post_views: PostViewsTable;
+  poll_votes: PollVotesTable;
+}

@@ -13,7 +13,7 @@ import type {
 
 import type { CommunityMembersTable, CreatorMembersTable } from './types.members.js';
 import type { ChallengeDayRanksTable, ChallengeParticipantsTable, ChallengesTable } from './types.challenges.js';
-import type { PollVotesTable, PostCommentsTable, PostCountsTable, PostKudosTable, PostsTable, PostViewsTable } from './types.posts.js';
+import type { FeedTables } from './types.posts.js';
 
 export type * from './types.training.js';
 export type * from './types.members.js';
@@ -259,7 +259,7 @@ export interface SubscriptionChangesTable {
   current_period_end: Date | null;
 }
 
-export interface Database {
+export interface Database extends FeedTables {
   creators: CreatorsTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -291,12 +291,6 @@ export interface Database {
   challenges: ChallengesTable;
   challenge_participants: ChallengeParticipantsTable;
   challenge_day_ranks: ChallengeDayRanksTable;
-  posts: PostsTable;
-  post_counts: PostCountsTable;
-  post_kudos: PostKudosTable;
-  post_comments: PostCommentsTable;
-  post_views: PostViewsTable;
-  poll_votes: PollVotesTable;
 }
 
 export type { Generated };
