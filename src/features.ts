@@ -73,6 +73,9 @@ import { postsRoutes } from './modules/posts/posts.routes.js';
 import { createPostsRepo } from './modules/posts/posts.repo.js';
 import { createPostsService } from './modules/posts/posts.service.js';
 import { createViewRecorder } from './modules/posts/views.js';
+import { createMetricsRepo } from './modules/metrics/metrics.repo.js';
+import { metricsRoutes } from './modules/metrics/metrics.routes.js';
+import { createMetricsService } from './modules/metrics/metrics.service.js';
 import { webhookEventsRoutes } from './modules/webhooks/webhook-events.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
@@ -182,6 +185,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       await api.register(membershipsRoutes(directory, memberRecords));
       await api.register(challengesRoutes(challenges));
       await api.register(postsRoutes(posts));
+      await api.register(metricsRoutes(createMetricsService({ db, metrics: createMetricsRepo(db), communities: communitiesRepo, now })));
     },
     { prefix: '/api/v1' },
   );

@@ -56,6 +56,7 @@ beforeAll(async () => {
       workouts: workout.id,
       challenges: challenge.id,
       posts: post.id,
+      'creator-metrics': communityId,
       comments: comment.id,
       creators: creator.id,
     },

@@ -23,6 +23,11 @@ export interface SubscriptionInput {
   status: SubscriptionStatus;
   createdAt?: Date;
   cancelAtPeriodEnd?: boolean;
+  /** Billed price (default 4990 monthly). */
+  priceCents?: number;
+  billingPeriod?: 'monthly' | 'quarterly' | 'yearly';
+  /** When a canceled subscription ended (the processor's time). */
+  endedAt?: Date;
 }
 
 /** Writes a subscription (or, given `id`, changes it) as the mirror would, directory included. */
@@ -34,7 +39,12 @@ export async function mirrorSubscription(
 ): Promise<string> {
   const id = where.id ?? newId();
   await t.database.db.transaction().execute(async (trx) => {
-    const values = { status: input.status, cancel_at_period_end: input.cancelAtPeriodEnd ?? false, tier_id: where.tierId };
+    const values = {
+      status: input.status,
+      cancel_at_period_end: input.cancelAtPeriodEnd ?? false,
+      tier_id: where.tierId,
+      ...(input.endedAt ? { ended_at: input.endedAt, canceled_at: input.endedAt } : {}),
+    };
     if (where.id) {
       await trx.updateTable('subscriptions').set(values).where('id', '=', id).execute();
     } else {
@@ -45,8 +55,8 @@ export async function mirrorSubscription(
           creator_id: creator.id,
           community_id: where.communityId,
           member_id: where.memberId,
-          price_cents: 4990,
-          billing_period: 'monthly',
+          price_cents: input.priceCents ?? 4990,
+          billing_period: input.billingPeriod ?? 'monthly',
           processor_subscription_id: `sub_test_${uniq()}`,
           created_at: input.createdAt ?? new Date(),
           ...values,

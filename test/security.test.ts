@@ -47,6 +47,8 @@ const RESOURCE_FACTORIES: Record<string, Factory> = {
   workouts: async (t, owner) => (await createWorkout(t, owner, (await createProgram(t, owner, (await createCommunity(t, owner)).id)).id)).id,
   // A challenge starting tomorrow in a community of the owner's.
   challenges: async (t, owner) => (await createChallenge(t, owner, { community_id: (await createCommunity(t, owner)).id, starts_at: new Date(Date.now() + 86_400_000) })).id,
+  // A community's metrics: the path names the community.
+  'creator-metrics': async (t, owner) => (await createCommunity(t, owner)).id,
   posts: async (t, owner) => (await createPost(t, owner, { community_id: (await createCommunity(t, owner)).id })).id,
   // A member's comment on a post of the owner's (the path's post is another of the owner's: 404 either way for an intruder).
   comments: async (t, owner) => {

@@ -1,0 +1,41 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { creatorOf } from '../../http/auth.js';
+import { authErrors, notFoundError, Ok } from '../../http/schemas.js';
+import { CommunityMetrics, CommunityMetricsParams, CreatorMetrics } from './metrics.schemas.js';
+import type { MetricsService } from './metrics.service.js';
+
+const tags = ['Creator metrics'];
+const CLOCK =
+  'Windows are measured on the service’s clock at the moment of the request; every figure comes from one consistent snapshot of the mirror (subscriptions, payments and refunds as the processor reported them).';
+
+/** The creator's dashboard: subscribers, money and engagement, overall and per community. */
+export function metricsRoutes(service: MetricsService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/creator-metrics',
+      {
+        schema: {
+          tags,
+          summary: 'Your metrics',
+          description: `Subscribers, MRR, this month's revenue, churn, engagement, tier mix and 30-day growth over all your communities. Each field's description is its definition. ${CLOCK}`,
+          response: { 200: Ok(Type.Ref(CreatorMetrics)), ...authErrors },
+        },
+      },
+      async (request) => ({ success: true as const, data: await service.summary(creatorOf(request)) }),
+    );
+
+    app.get(
+      '/creator-metrics/:cid',
+      {
+        schema: {
+          tags,
+          summary: "A community's metrics",
+          description: `The same figures for one of your communities (404 if it is not yours; members and churn are counted within the community), plus its feed's activity in 30 days and its top 3 running challenges by participants. ${CLOCK}`,
+          params: CommunityMetricsParams,
+          response: { 200: Ok(Type.Ref(CommunityMetrics)), ...authErrors, ...notFoundError },
+        },
+      },
+      async (request) => ({ success: true as const, data: await service.community(creatorOf(request), request.params.cid) }),
+    );
+  };
+}

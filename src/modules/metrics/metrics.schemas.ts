@@ -1,0 +1,76 @@
+import { Type } from '@sinclair/typebox';
+import { Uuid } from '../../http/schemas.js';
+
+/**
+ * The creator metrics (spec: Creator metrics; DESIGN §7). Each field's description is its
+ * definition, so a creator, an integrator and a test read the same thing.
+ */
+const Fraction = (description: string) => Type.Number({ minimum: 0, maximum: 1, description: `${description} A fraction from 0 to 1, rounded to 4 decimals; 0 when the denominator is 0.` });
+
+const metricsFields = {
+  communities_count: Type.Integer({ minimum: 0, description: 'Your communities, paused ones included (they keep their members until their periods end). 1 for one community.' }),
+  active_subscribers: Type.Integer({
+    minimum: 0,
+    description:
+      'Members holding at least one subscription that pays: `active` (one set to cancel at period end included, until it ends) or `past_due` (the processor is still retrying) — the subscriptions in MRR, as Stripe counts subscribers. Each member once.',
+  }),
+  trialing: Type.Integer({ minimum: 0, description: 'Members holding a `trialing` subscription and none that pays (so no one counts in both).' }),
+  mrr_cents: Type.Integer({
+    minimum: 0,
+    description:
+      'Monthly recurring revenue: every paying subscription (active, cancel at period end included, or past_due) at the price it is billed, normalised to a month (quarterly / 3, yearly / 12) and rounded half up per subscription, summed. Trials are not MRR. Gross: the 10 % platform fee is not deducted.',
+  }),
+  this_month_revenue_cents: Type.Integer({
+    description:
+      'Gross charges paid since the start of this UTC calendar month, minus refunds made since then (pending and succeeded; failed or canceled ones aside), as mirrored from the processor (charge and refund times are the processor’s). May be negative in a month of refunds and no charges.',
+  }),
+  platform_fee_pct: Type.Number({ description: 'The platform fee, in percent of each charge (10): you keep 90 %.' }),
+  churn_rate_30d: Fraction(
+    'Subscriber churn over the last 30 days (Stripe’s definition): members whose last live subscription ended in the window and who hold none now, divided by the members live at the window’s start plus the members who subscribed for the first time in it. A window is (now − 30 days, now]: a subscription ending exactly 30 days ago is outside it.',
+  ),
+  engagement_rate_30d: Fraction(
+    'Members holding a live subscription (paying or trialing) with activity in the last 30 days — a workout logged, a comment, kudos, a poll vote or a post view in your communities (recorded to within an hour) — divided by those members.',
+  ),
+  tier_mix: Type.Array(
+    Type.Object({
+      tier_id: Uuid,
+      name: Type.String(),
+      members: Type.Integer({ minimum: 0, description: 'Paying members, each on the tier of their highest monthly-normalised paying subscription (the latest on a tie): the column sums to `active_subscribers`.' }),
+      mrr_cents: Type.Integer({ minimum: 0, description: 'MRR of the paying subscriptions on this tier: the column sums to `mrr_cents`.' }),
+    }),
+    { description: 'Every tier (active or not), by MRR, then members, then creation.' },
+  ),
+  growth_30d: Type.Object(
+    {
+      new_subscribers: Type.Integer({ minimum: 0, description: 'Members whose first subscription (in this scope) started in the last 30 days, trials included.' }),
+      lost_subscribers: Type.Integer({ minimum: 0, description: 'Members who churned in the last 30 days: the numerator of `churn_rate_30d`.' }),
+      net_growth: Type.Integer({ description: '`new_subscribers` − `lost_subscribers`.' }),
+    },
+    { description: 'Members gained and lost over the last 30 days.' },
+  ),
+};
+
+export const CreatorMetrics = Type.Object(metricsFields, { $id: 'CreatorMetrics', title: 'CreatorMetrics' });
+
+export const CommunityMetrics = Type.Object(
+  {
+    community_id: Uuid,
+    ...metricsFields,
+    engagement_30d: Type.Object(
+      {
+        posts: Type.Integer({ minimum: 0, description: 'Posts published in the last 30 days, not deleted.' }),
+        comments: Type.Integer({ minimum: 0, description: 'Comments written in the last 30 days on posts not deleted.' }),
+        kudos: Type.Integer({ minimum: 0, description: 'Kudos given in the last 30 days (and not taken back) on posts not deleted.' }),
+        views: Type.Integer({ minimum: 0, description: 'Post views in the last 30 UTC days (one per member, post and day) on posts not deleted.' }),
+      },
+      { description: 'The community feed’s activity.' },
+    ),
+    top_challenges: Type.Array(
+      Type.Object({ challenge_id: Uuid, name: Type.String(), participants_count: Type.Integer({ minimum: 0 }) }),
+      { maxItems: 3, description: 'The running challenges with the most participants, at most 3 (ties: the latest start).' },
+    ),
+  },
+  { $id: 'CommunityMetrics', title: 'CommunityMetrics' },
+);
+
+export const CommunityMetricsParams = Type.Object({ cid: Uuid }, { additionalProperties: false });

@@ -1,0 +1,79 @@
+import type { Db } from '../../db/client.js';
+import { notFound } from '../../http/errors.js';
+import type { CommunitiesRepo } from '../communities/communities.repo.js';
+import type { MetricsRepo, Scope, Window } from './metrics.repo.js';
+
+const DAY_MS = 86_400_000;
+/** DESIGN §7: the platform keeps 10 % of each charge. */
+export const PLATFORM_FEE_PCT = 10;
+
+export interface MetricsDeps {
+  db: Db;
+  metrics: MetricsRepo;
+  communities: CommunitiesRepo;
+  now: () => Date;
+}
+
+/** A fraction to 4 decimals; 0 over 0 is 0 (a creator with no members has no churn). */
+const fraction = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000);
+
+export function windowAt(now: Date): Window {
+  return {
+    now,
+    from: new Date(now.getTime() - 30 * DAY_MS),
+    monthStart: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
+    nextMonthStart: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),
+  };
+}
+
+/** The creator's dashboard figures (DESIGN §7), for all communities or one. */
+export function createMetricsService({ db, metrics, communities, now }: MetricsDeps) {
+  /** One read-only snapshot, so the figures agree with each other (repeatable read). */
+  async function figures(scope: Scope, w: Window) {
+    return db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const subscribers = await metrics.subscribers(scope, w, trx);
+        const tierMix = await metrics.tierMix(scope, trx);
+        const revenue = await metrics.monthRevenue(scope, w, trx);
+        const communitiesCount = scope.communityId ? 1 : await metrics.communitiesCount(scope.creatorId, trx);
+        const live = subscribers.active_subscribers + subscribers.trialing;
+        return {
+          communities_count: communitiesCount,
+          active_subscribers: subscribers.active_subscribers,
+          trialing: subscribers.trialing,
+          mrr_cents: Number(subscribers.mrr_cents),
+          this_month_revenue_cents: Number(revenue),
+          platform_fee_pct: PLATFORM_FEE_PCT,
+          churn_rate_30d: fraction(subscribers.lost_subscribers, subscribers.live_at_start + subscribers.new_subscribers),
+          engagement_rate_30d: fraction(subscribers.engaged, live),
+          tier_mix: tierMix.map((t) => ({ tier_id: t.tier_id, name: t.name, members: t.members, mrr_cents: Number(t.mrr_cents) })),
+          growth_30d: {
+            new_subscribers: subscribers.new_subscribers,
+            lost_subscribers: subscribers.lost_subscribers,
+            net_growth: subscribers.new_subscribers - subscribers.lost_subscribers,
+          },
+        };
+      });
+  }
+
+  return {
+    async summary(creatorId: string) {
+      return figures({ creatorId }, windowAt(now()));
+    },
+
+    async community(creatorId: string, communityId: string) {
+      if (!(await communities.findStatus(creatorId, communityId))) throw notFound('Community');
+      const w = windowAt(now());
+      const [base, engagement, challenges] = await Promise.all([
+        figures({ creatorId, communityId }, w),
+        metrics.feedEngagement(communityId, w),
+        metrics.topChallenges(communityId, w, 3),
+      ]);
+      return { community_id: communityId, ...base, engagement_30d: engagement, top_challenges: challenges };
+    },
+  };
+}
+
+export type MetricsService = ReturnType<typeof createMetricsService>;

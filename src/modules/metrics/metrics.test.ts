@@ -1,0 +1,156 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../db/ids.js';
+import { buildTestApp, createCommunity, createCreator, createTier, json, uniq, type TestApp, type TestCreator } from '../../../test/helpers.js';
+import { addMember, DAY_MS, mirrorSubscription, setLastActive, type SubscriptionInput } from '../../../test/members-kit.js';
+import { createChallenge } from '../../../test/challenges-kit.js';
+
+/**
+ * Creator metrics computed by hand: a timeline of members placed around a fixed clock, each
+ * figure worked out in the comments next to it (DESIGN §7 definitions).
+ */
+const NOW = new Date('2026-06-15T12:00:00Z');
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp({ now: () => NOW });
+});
+afterAll(async () => t.close());
+
+const ago = (days: number) => new Date(NOW.getTime() - days * DAY_MS);
+const get = async (creator: TestCreator, url: string) => {
+  const res = await t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: creator.headers });
+  expect(res.statusCode, res.body).toBe(200);
+  return json(res).data as Record<string, any>;
+};
+
+async function member(creator: TestCreator, tierId: string, communityId: string, input: SubscriptionInput) {
+  const id = await addMember(t);
+  const subscriptionId = await mirrorSubscription(t, creator, { communityId, tierId, memberId: id }, input);
+  return { id, subscriptionId };
+}
+
+async function payment(creator: TestCreator, subscriptionId: string, amount: number, paidAt: Date) {
+  await sql`insert into payments (id, creator_id, subscription_id, processor_invoice_id, processor_payment_intent_id, amount_cents, currency, paid_at)
+    values (${newId()}, ${creator.id}, ${subscriptionId}, ${`in_${uniq()}`}, ${`pi_${uniq()}`}, ${amount}, 'brl', ${paidAt})`.execute(t.database.db);
+}
+
+async function refund(creator: TestCreator, subscriptionId: string, amount: number, at: Date, status = 'succeeded') {
+  await sql`insert into refunds (id, creator_id, subscription_id, amount_cents, currency, status, processor_refund_id, created_at)
+    values (${newId()}, ${creator.id}, ${subscriptionId}, ${amount}, 'brl', ${status}, ${`re_${uniq()}`}, ${at})`.execute(t.database.db);
+}
+
+/** The scenario of the header: community A (monthly, quarterly, yearly tiers) and B. */
+async function timeline() {
+  const creator = await createCreator(t);
+  const a = await createCommunity(t, creator);
+  const b = await createCommunity(t, creator);
+  const basic = (await createTier(t, creator, a.id, { name: 'Basic', price_cents: 1000, billing_period: 'monthly' })).id;
+  const pro = (await createTier(t, creator, a.id, { name: 'Pro', price_cents: 2500, billing_period: 'quarterly' })).id;
+  const elite = (await createTier(t, creator, a.id, { name: 'Elite', price_cents: 10001, billing_period: 'yearly' })).id;
+  const club = (await createTier(t, creator, b.id, { name: 'Club', price_cents: 2000, billing_period: 'monthly' })).id;
+  const inA = (tierId: string, input: SubscriptionInput) => member(creator, tierId, a.id, input);
+  // m1 pays 1,000 a month since 60 days.
+  const m1 = await inA(basic, { status: 'active', createdAt: ago(60), priceCents: 1000 });
+  // m2 pays 2,500 a quarter (833.33 → 833), set to cancel at period end: still paying.
+  const m2 = await inA(pro, { status: 'active', cancelAtPeriodEnd: true, createdAt: ago(45), priceCents: 2500, billingPeriod: 'quarterly' });
+  // m3 is past due on 10,001 a year (833.42 → 833): still in MRR.
+  const m3 = await inA(elite, { status: 'past_due', createdAt: ago(200), priceCents: 10001, billingPeriod: 'yearly' });
+  // m4 trials since 5 days: new, not MRR.
+  const m4 = await inA(basic, { status: 'trialing', createdAt: ago(5), priceCents: 1000 });
+  // m5 ended 10 days ago, live at the window's start: lost.
+  const m5 = await inA(basic, { status: 'canceled', createdAt: ago(90), endedAt: ago(10), priceCents: 1000 });
+  // m6 ended exactly 30 days ago: outside the window, neither lost nor live at its start.
+  await inA(basic, { status: 'canceled', createdAt: ago(120), endedAt: ago(30), priceCents: 1000 });
+  // m7 joined B 3 days ago at 2,000 a month: new and paying (creator-wide only).
+  const m7 = await member(creator, club, b.id, { status: 'active', createdAt: ago(3), priceCents: 2000 });
+  // m8 left Basic 20 days ago but moved to Pro at 3,000 a quarter (1,000): not lost, not new.
+  const m8 = await inA(basic, { status: 'canceled', createdAt: ago(100), endedAt: ago(20), priceCents: 1000 });
+  await mirrorSubscription(t, creator, { communityId: a.id, tierId: pro, memberId: m8.id }, { status: 'active', createdAt: ago(20), priceCents: 3000, billingPeriod: 'quarterly' });
+  // Activity: m1 yesterday and m4 29 days ago count; m2 exactly 30 days ago does not; m5 is not live.
+  await setLastActive(t, creator.id, m1.id, ago(1));
+  await setLastActive(t, creator.id, m4.id, ago(29));
+  await setLastActive(t, creator.id, m2.id, ago(30));
+  await setLastActive(t, creator.id, m5.id, ago(1));
+  // Money in June: 1,000 and 2,000 charged, 500 refunded (a failed refund of 300 aside); May's charge aside.
+  await payment(creator, m1.subscriptionId, 1000, new Date('2026-06-02T08:00:00Z'));
+  await payment(creator, m7.subscriptionId, 2000, new Date('2026-06-12T08:00:00Z'));
+  await payment(creator, m3.subscriptionId, 10001, new Date('2026-05-31T23:59:59Z'));
+  await refund(creator, m1.subscriptionId, 500, new Date('2026-06-10T08:00:00Z'));
+  await refund(creator, m1.subscriptionId, 300, new Date('2026-06-11T08:00:00Z'), 'failed');
+  return { creator, a, b, tiers: { basic, pro, elite, club } };
+}
+
+describe('creator metrics', () => {
+  it('adds up a monthly, quarterly and yearly mix, trials, past due, cancel at period end, a refund and the 30-day edge, by hand', async () => {
+    const { creator, tiers } = await timeline();
+    const m = await get(creator, '/creator-metrics');
+    expect(m).toEqual({
+      communities_count: 2,
+      active_subscribers: 5, // m1, m2, m3, m7, m8
+      trialing: 1, // m4
+      mrr_cents: 1000 + 833 + 833 + 2000 + 1000,
+      this_month_revenue_cents: 1000 + 2000 - 500,
+      platform_fee_pct: 10,
+      churn_rate_30d: 0.1429, // m5 of (m1, m2, m3, m5, m8 live 30 days ago + m4, m7 new) = 1/7
+      engagement_rate_30d: 0.3333, // m1, m4 of the 6 live
+      tier_mix: [
+        { tier_id: tiers.club, name: 'Club', members: 1, mrr_cents: 2000 },
+        { tier_id: tiers.pro, name: 'Pro', members: 2, mrr_cents: 833 + 1000 },
+        { tier_id: tiers.basic, name: 'Basic', members: 1, mrr_cents: 1000 },
+        { tier_id: tiers.elite, name: 'Elite', members: 1, mrr_cents: 833 },
+      ],
+      growth_30d: { new_subscribers: 2, lost_subscribers: 1, net_growth: 1 },
+    });
+    expect(m.tier_mix.reduce((n: number, x: { members: number }) => n + x.members, 0)).toBe(m.active_subscribers);
+    expect(m.tier_mix.reduce((n: number, x: { mrr_cents: number }) => n + x.mrr_cents, 0)).toBe(m.mrr_cents);
+  });
+
+  it("counts one community's members, money and feed, and its top running challenges", async () => {
+    const { creator, a, tiers } = await timeline();
+    const post = (json(await t.app.inject({ method: 'POST', url: '/api/v1/posts', headers: creator.headers, payload: { community_id: a.id, content: 'Week 3' } })).data as { id: string }).id;
+    const [reader] = await t.database.db.selectFrom('subscriptions').select('member_id').where('community_id', '=', a.id).where('status', '=', 'active').execute();
+    await sql`insert into post_kudos (post_id, member_id, creator_id, created_at) values (${post}, ${reader!.member_id}, ${creator.id}, ${ago(1)})`.execute(t.database.db);
+    await sql`insert into post_views (post_id, member_id, day, creator_id) values (${post}, ${reader!.member_id}, ${'2026-06-14'}, ${creator.id}), (${post}, ${reader!.member_id}, ${'2026-05-16'}, ${creator.id})`.execute(
+      t.database.db,
+    );
+    const busy = await createChallenge(t, creator, { community_id: a.id, starts_at: ago(2), name: 'Busy' });
+    await createChallenge(t, creator, { community_id: a.id, starts_at: ago(1), name: 'Quiet' });
+    await createChallenge(t, creator, { community_id: a.id, starts_at: ago(-3), name: 'Later' });
+    await t.database.db.updateTable('challenges').set({ participants_count: 7 }).where('id', '=', busy.id).execute();
+    const m = await get(creator, `/creator-metrics/${a.id}`);
+    expect(m).toMatchObject({
+      community_id: a.id,
+      communities_count: 1,
+      active_subscribers: 4, // m1, m2, m3, m8
+      trialing: 1,
+      mrr_cents: 1000 + 833 + 833 + 1000,
+      this_month_revenue_cents: 1000 - 500,
+      churn_rate_30d: 0.1667, // m5 of 5 live 30 days ago + m4 new
+      engagement_rate_30d: 0.4, // m1, m4 of 5 live
+      growth_30d: { new_subscribers: 1, lost_subscribers: 1, net_growth: 0 },
+      // One view on 14 June counts; the one on 16 May (30 UTC days back) does not.
+      engagement_30d: { posts: 1, comments: 0, kudos: 1, views: 1 },
+    });
+    expect(m.tier_mix.map((x: { tier_id: string }) => x.tier_id)).toEqual([tiers.pro, tiers.basic, tiers.elite]);
+    expect(m.top_challenges.map((c: { name: string }) => c.name)).toEqual(['Busy', 'Quiet']);
+  });
+
+  it('answers zeros for a creator with nothing yet, and 404 for a community of another creator', async () => {
+    const { a } = await timeline();
+    const other = await createCreator(t);
+    expect(await get(other, '/creator-metrics')).toEqual({
+      communities_count: 0,
+      active_subscribers: 0,
+      trialing: 0,
+      mrr_cents: 0,
+      this_month_revenue_cents: 0,
+      platform_fee_pct: 10,
+      churn_rate_30d: 0,
+      engagement_rate_30d: 0,
+      tier_mix: [],
+      growth_30d: { new_subscribers: 0, lost_subscribers: 0, net_growth: 0 },
+    });
+    const res = await t.app.inject({ method: 'GET', url: `/api/v1/creator-metrics/${a.id}`, headers: other.headers });
+    expect(res.statusCode).toBe(404);
+  });
+});
