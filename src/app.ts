@@ -17,7 +17,7 @@ import { ExecutedWorkout, MemberListItem, MemberRecord } from './modules/members
 import type { Standings } from './modules/challenges/standings.js';
 import { Challenge, Leaderboard, MemberChallenge, MemberLeaderboard, Ranking } from './modules/challenges/challenges.schemas.js';
 import { Comment, Kudos, LockedPost, MemberComment, MemberPoll, MemberPost, Poll, Post } from './modules/posts/posts.schemas.js';
-import { CommunityMetrics, CreatorMetrics } from './modules/metrics/metrics.schemas.js';
+import { Cohorts, CommunityMetrics, CreatorMetrics } from './modules/metrics/metrics.schemas.js';
 import { Tier } from './modules/tiers/tiers.schemas.js';
 import type { TaskRunner } from './jobs/tasks.js';
 import type { Reconciler } from './modules/reconcile/reconcile.service.js';
@@ -85,7 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
-  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard, Poll, MemberPoll, Post, MemberPost, LockedPost, Comment, MemberComment, Kudos, CreatorMetrics, CommunityMetrics]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard, Poll, MemberPoll, Post, MemberPost, LockedPost, Comment, MemberComment, Kudos, CreatorMetrics, CommunityMetrics, Cohorts]) app.addSchema(schema);
 
   // JSON only. An empty body counts as no body (clients send Content-Type on bodiless POSTs).
   app.removeAllContentTypeParsers();

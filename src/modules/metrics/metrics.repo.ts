@@ -129,6 +129,25 @@ export function createMetricsRepo(db: Db) {
       return rows[0]!;
     },
 
+    /**
+     * Retention cells of cohorts by first subscription in the scope: per cohort (index into
+     * `starts`) and each period from its own to the last, the members of the cohort holding a
+     * subscription not canceled at that period's end (the current period: at `now`).
+     */
+    async cohortCells(scope: Scope, starts: Date[], ends: Date[], now: Date, trx: Executor = db) {
+      const live = (at: ReturnType<typeof sql>) => sql`exists (select 1 from subscriptions s where ${inScope(scope, 's')} and s.member_id = c.member_id
+        and s.created_at <= ${at} and (s.status <> 'canceled' or coalesce(s.ended_at, s.canceled_at, s.updated_at) > ${at}))`;
+      const { rows } = await sql<{ cohort: number; period: number; size: number; retained: number }>`
+        with b as (select start_at, end_at, n::int - 1 as n from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) with ordinality as b(start_at, end_at, n)),
+        first as (select s.member_id, min(s.created_at) as first_at from subscriptions s where ${inScope(scope, 's')} group by s.member_id),
+        c as (select f.member_id, b.n as cohort from first f join b on f.first_at >= b.start_at and f.first_at < b.end_at)
+        select c.cohort, b.n as period, count(*)::int as size,
+               (count(*) filter (where ${live(sql`least(b.end_at, ${now}::timestamptz)`)}))::int as retained
+        from c join b on b.n >= c.cohort
+        group by c.cohort, b.n order by c.cohort, b.n`.execute(trx);
+      return rows;
+    },
+
     /** The community's running challenges with the most participants (ties: newest start). */
     async topChallenges(communityId: string, w: Window, limit: number, trx: Executor = db) {
       return trx

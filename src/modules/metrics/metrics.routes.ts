@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { creatorOf } from '../../http/auth.js';
 import { authErrors, notFoundError, Ok } from '../../http/schemas.js';
-import { CommunityMetrics, CommunityMetricsParams, CreatorMetrics } from './metrics.schemas.js';
+import { Cohorts, CohortsQuery, CommunityMetrics, CommunityMetricsParams, CreatorMetrics } from './metrics.schemas.js';
 import type { MetricsService } from './metrics.service.js';
 
 const tags = ['Creator metrics'];
@@ -22,6 +22,22 @@ export function metricsRoutes(service: MetricsService): FastifyPluginAsyncTypebo
         },
       },
       async (request) => ({ success: true as const, data: await service.summary(creatorOf(request)) }),
+    );
+
+    // Before /creator-metrics/:cid in reading order; the router prefers the static segment anyway.
+    app.get(
+      '/creator-metrics/cohorts',
+      {
+        schema: {
+          tags,
+          summary: 'Retention cohorts',
+          description:
+            'Members grouped by the period (ISO week or UTC month) of their first subscription — in one community with `community_id` — and, for each later period, the percentage still holding a subscription that is not canceled at its end (the current period: now). A member who left and came back counts again once they hold one. `periods` counts the cohorts, the current period’s included.',
+          querystring: CohortsQuery,
+          response: { 200: Ok(Type.Ref(Cohorts)), ...authErrors, ...notFoundError },
+        },
+      },
+      async (request) => ({ success: true as const, data: await service.cohorts(creatorOf(request), request.query) }),
     );
 
     app.get(

@@ -74,3 +74,33 @@ export const CommunityMetrics = Type.Object(
 );
 
 export const CommunityMetricsParams = Type.Object({ cid: Uuid }, { additionalProperties: false });
+
+export const CohortsQuery = Type.Object(
+  {
+    community_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only this community (404 if it is not yours); members are then counted by their first subscription in it.' })),
+    period: Type.Union([Type.Literal('week'), Type.Literal('month')], {
+      default: 'month',
+      description: 'Cohort and cell length: ISO weeks (Monday 00:00 UTC) or UTC calendar months (default).',
+    }),
+    periods: Type.Integer({ minimum: 1, maximum: 24, default: 6, description: 'How many cohorts, the current period’s included: 1 to 24 (default 6).' }),
+  },
+  { additionalProperties: false },
+);
+
+export const Cohorts = Type.Object(
+  {
+    period: Type.Union([Type.Literal('week'), Type.Literal('month')]),
+    cohorts: Type.Array(
+      Type.Object({
+        cohort_start: Type.String({ format: 'date-time', description: 'Start of the period the cohort’s members first subscribed in.' }),
+        size: Type.Integer({ minimum: 0, description: 'Members whose first subscription (in the scope) started in that period.' }),
+        retention_pct: Type.Array(Type.Number({ minimum: 0, maximum: 100 }), {
+          description:
+            'Percent of the cohort, to one decimal, holding a subscription that is not canceled at the end of each period from its own on: the first cell is 100 (the cohort itself), the k-th the end of the k-th period after; the current period is measured now, so the newest cohort has one cell, each older one more. Empty for a cohort without members.',
+        }),
+      }),
+      { description: 'Oldest cohort first.' },
+    ),
+  },
+  { $id: 'Cohorts', title: 'Cohorts' },
+);

@@ -26,6 +26,19 @@ export function windowAt(now: Date): Window {
   };
 }
 
+/** `start` moved by `n` periods (UTC). */
+function shift(start: Date, period: 'week' | 'month', n: number): Date {
+  if (period === 'week') return new Date(start.getTime() + n * 7 * DAY_MS);
+  return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + n, 1));
+}
+
+/** The starts of the `count` periods ending with the one holding `at`, oldest first (weeks from Monday 00:00 UTC). */
+export function periodStarts(at: Date, period: 'week' | 'month', count: number): Date[] {
+  const day = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+  const current = period === 'week' ? new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * DAY_MS) : new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+  return Array.from({ length: count }, (_, i) => shift(current, period, i - count + 1));
+}
+
 /** The creator's dashboard figures (DESIGN §7), for all communities or one. */
 export function createMetricsService({ db, metrics, communities, now }: MetricsDeps) {
   /** One read-only snapshot, so the figures agree with each other (repeatable read). */
@@ -59,6 +72,27 @@ export function createMetricsService({ db, metrics, communities, now }: MetricsD
   }
 
   return {
+    /**
+     * Retention cohorts (DESIGN §7): members by the period of their first subscription, the
+     * share still holding one at the end of each later period, the current one measured now.
+     */
+    async cohorts(creatorId: string, query: { community_id?: string; period: 'week' | 'month'; periods: number }) {
+      if (query.community_id && !(await communities.findStatus(creatorId, query.community_id))) throw notFound('Community');
+      const at = now();
+      const starts = periodStarts(at, query.period, query.periods);
+      const ends = starts.map((_, i) => starts[i + 1] ?? shift(starts[i]!, query.period, 1));
+      const cells = await metrics.cohortCells({ creatorId, communityId: query.community_id }, starts, ends, at);
+      return {
+        period: query.period,
+        cohorts: starts.map((start, i) => {
+          const own = cells.filter((c) => c.cohort === i);
+          const size = own[0]?.size ?? 0;
+          const later = own.filter((c) => c.period > i).map((c) => Math.round((c.retained * 1000) / size) / 10);
+          return { cohort_start: start.toISOString(), size, retention_pct: size ? [100, ...later] : [] };
+        }),
+      };
+    },
+
     async summary(creatorId: string) {
       return figures({ creatorId }, windowAt(now()));
     },

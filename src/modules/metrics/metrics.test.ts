@@ -154,3 +154,60 @@ describe('creator metrics', () => {
     expect(res.statusCode).toBe(404);
   });
 });
+
+describe('retention cohorts', () => {
+  const at = (iso: string) => new Date(iso);
+
+  async function cohortTimeline() {
+    const creator = await createCreator(t);
+    const a = await createCommunity(t, creator);
+    const tier = (await createTier(t, creator, a.id, { name: 'Basic', price_cents: 1000 })).id;
+    const join = (input: SubscriptionInput) => member(creator, tier, a.id, input);
+    // The March cohort: a stays; b leaves in April; c leaves in April and comes back in May; h joins in March's last second.
+    await join({ status: 'active', createdAt: at('2026-03-10T00:00:00Z') });
+    await join({ status: 'canceled', createdAt: at('2026-03-20T00:00:00Z'), endedAt: at('2026-04-15T00:00:00Z') });
+    const c = await join({ status: 'canceled', createdAt: at('2026-03-05T00:00:00Z'), endedAt: at('2026-04-20T00:00:00Z') });
+    await mirrorSubscription(t, creator, { communityId: a.id, tierId: tier, memberId: c.id }, { status: 'active', createdAt: at('2026-05-10T00:00:00Z') });
+    await join({ status: 'active', createdAt: at('2026-03-31T23:59:59Z') });
+    // The April cohort: d stays; e ends an hour before May's end; i joins at April's first instant.
+    await join({ status: 'active', createdAt: at('2026-04-02T00:00:00Z') });
+    await join({ status: 'canceled', createdAt: at('2026-04-28T00:00:00Z'), endedAt: at('2026-05-31T23:00:00Z') });
+    await join({ status: 'active', createdAt: at('2026-04-01T00:00:00Z') });
+    // June: f trials since the 3rd, j since Tuesday 9th (last ISO week). g joined in February: no cohort here.
+    await join({ status: 'trialing', createdAt: at('2026-06-03T00:00:00Z') });
+    await join({ status: 'active', createdAt: at('2026-06-09T00:00:00Z') });
+    await join({ status: 'active', createdAt: at('2026-02-10T00:00:00Z') });
+    return { creator, a };
+  }
+
+  it('groups members by their first month and counts who still holds a subscription at each month end, by hand', async () => {
+    const { creator, a } = await cohortTimeline();
+    const got = await get(creator, `/creator-metrics/cohorts?periods=4&community_id=${a.id}`);
+    expect(got).toEqual({
+      period: 'month',
+      cohorts: [
+        { cohort_start: '2026-03-01T00:00:00.000Z', size: 4, retention_pct: [100, 50, 75, 75] },
+        { cohort_start: '2026-04-01T00:00:00.000Z', size: 3, retention_pct: [100, 66.7, 66.7] },
+        { cohort_start: '2026-05-01T00:00:00.000Z', size: 0, retention_pct: [] },
+        { cohort_start: '2026-06-01T00:00:00.000Z', size: 2, retention_pct: [100] },
+      ],
+    });
+    expect(await get(creator, '/creator-metrics/cohorts?periods=4')).toEqual(got);
+  });
+
+  it('takes ISO weeks from Monday, six cohorts by default, and refuses periods outside 1 to 24 or another length', async () => {
+    const { creator } = await cohortTimeline();
+    const weeks = await get(creator, '/creator-metrics/cohorts?period=week&periods=2');
+    expect(weeks.cohorts).toEqual([
+      { cohort_start: '2026-06-08T00:00:00.000Z', size: 1, retention_pct: [100, 100] },
+      { cohort_start: '2026-06-15T00:00:00.000Z', size: 0, retention_pct: [] },
+    ]);
+    expect((await get(creator, '/creator-metrics/cohorts')).cohorts).toHaveLength(6);
+    for (const q of ['periods=0', 'periods=25', 'period=year', 'periods=two']) {
+      expect((await t.app.inject({ method: 'GET', url: `/api/v1/creator-metrics/cohorts?${q}`, headers: creator.headers })).statusCode, q).toBe(400);
+    }
+    const other = await createCreator(t);
+    const theirs = await createCommunity(t, other);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/creator-metrics/cohorts?community_id=${theirs.id}`, headers: creator.headers })).statusCode).toBe(404);
+  });
+});
