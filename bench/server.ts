@@ -5,7 +5,7 @@ import { cpuMs } from './cpu.js';
 
 /**
  * The real server (`src/server.ts`) as a child process on the bench database, tuned for load
- * (pool 8 unless DATABASE_POOL_MAX says, rate limits out of the way, no reconciliation, quiet
+ * (pool 8 unless DATABASE_POOL_MAX says, rate limits out of the way, no reconciliation nor metrics history, quiet
  * logs), resolved once `/ready` answers. BENCH_NODE_ARGS passes flags to node (e.g. --cpu-prof).
  */
 export async function startBenchServer(databaseUrl: string, port: number): Promise<ChildProcess> {
@@ -20,6 +20,7 @@ export async function startBenchServer(databaseUrl: string, port: number): Promi
       PROCESSOR_SIM_PORT: '0',
       RATE_LIMIT_MAX: '10000000',
       RECONCILE_INTERVAL_MS: '0',
+      METRICS_HISTORY_INTERVAL_MS: '0',
       LOG_LEVEL: 'warn',
       DATA_DIR: '.tmp/bench',
     },

@@ -15,9 +15,10 @@ import { DiscoverCommunity } from './modules/discover/discover.schemas.js';
 import { Member } from './modules/members/members.schemas.js';
 import { ExecutedWorkout, MemberListItem, MemberRecord } from './modules/memberships/memberships.schemas.js';
 import type { Standings } from './modules/challenges/standings.js';
+import type { MetricsHistory as MetricsHistoryJob } from './modules/metrics/history.js';
 import { Challenge, Leaderboard, MemberChallenge, MemberLeaderboard, Ranking } from './modules/challenges/challenges.schemas.js';
 import { Comment, Kudos, LockedPost, MemberComment, MemberPoll, MemberPost, Poll, Post } from './modules/posts/posts.schemas.js';
-import { Cohorts, CommunityMetrics, CreatorMetrics } from './modules/metrics/metrics.schemas.js';
+import { Cohorts, CommunityMetrics, CreatorMetrics, MetricsHistory } from './modules/metrics/metrics.schemas.js';
 import { Tier } from './modules/tiers/tiers.schemas.js';
 import type { TaskRunner } from './jobs/tasks.js';
 import type { Reconciler } from './modules/reconcile/reconcile.service.js';
@@ -35,6 +36,8 @@ declare module 'fastify' {
     reconciler: Reconciler;
     /** The daily end-of-day ranks of challenges (leaderboard deltas); tests run it after moving the clock. */
     standings: Standings;
+    /** The daily metrics history; tests run it after moving the clock. */
+    metricsHistory: MetricsHistoryJob;
   }
 }
 
@@ -85,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
-  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard, Poll, MemberPoll, Post, MemberPost, LockedPost, Comment, MemberComment, Kudos, CreatorMetrics, CommunityMetrics, Cohorts]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard, Poll, MemberPoll, Post, MemberPost, LockedPost, Comment, MemberComment, Kudos, CreatorMetrics, CommunityMetrics, Cohorts, MetricsHistory]) app.addSchema(schema);
 
   // JSON only. An empty body counts as no body (clients send Content-Type on bodiless POSTs).
   app.removeAllContentTypeParsers();

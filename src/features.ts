@@ -76,6 +76,7 @@ import { createViewRecorder } from './modules/posts/views.js';
 import { createMetricsRepo } from './modules/metrics/metrics.repo.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { createMetricsService } from './modules/metrics/metrics.service.js';
+import { createMetricsHistory } from './modules/metrics/history.js';
 import { webhookEventsRoutes } from './modules/webhooks/webhook-events.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
@@ -169,6 +170,8 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const posts = createPostsService({ db, posts: postsRepo, engagement, communities: communitiesRepo, now });
   const views = createViewRecorder(db, { onBatch: app.batchSizeMetric('post_view') });
   const memberPosts = createMemberPostsService({ db, posts: postsRepo, engagement, activity: createActivityRepo(), views, now });
+  const history = createMetricsHistory({ db, now });
+  app.decorate('metricsHistory', history);
   const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), challenges, now });
 
   await app.register(healthRoutes(database.ping));
@@ -185,7 +188,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       await api.register(membershipsRoutes(directory, memberRecords));
       await api.register(challengesRoutes(challenges));
       await api.register(postsRoutes(posts));
-      await api.register(metricsRoutes(createMetricsService({ db, metrics: createMetricsRepo(db), communities: communitiesRepo, now })));
+      await api.register(metricsRoutes(createMetricsService({ db, metrics: createMetricsRepo(db), communities: communitiesRepo, history, now })));
     },
     { prefix: '/api/v1' },
   );
@@ -226,8 +229,12 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   if (config.challengeRankingIntervalMs > 0) tasks.run('challenge standings', () => standings.run());
   const stopRanking =
     config.challengeRankingIntervalMs > 0 ? every(config.challengeRankingIntervalMs, () => standings.run(), logger, 'challenge standings') : async () => {};
+  // The daily metrics history: checked at start-up and every few minutes, each day written once per scope.
+  if (config.metricsHistoryIntervalMs > 0) tasks.run('metrics history', () => history.run());
+  const stopHistory =
+    config.metricsHistoryIntervalMs > 0 ? every(config.metricsHistoryIntervalMs, () => history.run(), logger, 'metrics history') : async () => {};
   app.addHook('onClose', async () => {
-    await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking()]);
+    await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking(), stopHistory()]);
     await tasks.idle();
   });
 }

@@ -135,6 +135,7 @@ describe.runIf(postgresUrl)('crash suite: keyed requests survive SIGKILL and a d
         RATE_LIMIT_MAX: '1000000',
         LOG_LEVEL: 'warn',
         RECONCILE_INTERVAL_MS: '0',
+        METRICS_HISTORY_INTERVAL_MS: '0',
         SHUTDOWN_TIMEOUT_MS: '2000',
       };
       server = new ServerProcess({ cwd: repoRoot, env: serverEnv, port: port!, logFile: path.join(os.tmpdir(), `tribes-crash-${runId}.log`) });

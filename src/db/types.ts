@@ -14,6 +14,7 @@ import type {
 import type { CommunityMembersTable, CreatorMembersTable } from './types.members.js';
 import type { ChallengeDayRanksTable, ChallengeParticipantsTable, ChallengesTable } from './types.challenges.js';
 import type { FeedTables } from './types.posts.js';
+import type { MetricsTables } from './types.metrics.js';
 
 export type * from './types.training.js';
 export type * from './types.members.js';
@@ -259,7 +260,7 @@ export interface SubscriptionChangesTable {
   current_period_end: Date | null;
 }
 
-export interface Database extends FeedTables {
+export interface Database extends FeedTables, MetricsTables {
   creators: CreatorsTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;

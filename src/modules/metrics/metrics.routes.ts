@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { creatorOf } from '../../http/auth.js';
 import { authErrors, notFoundError, Ok } from '../../http/schemas.js';
-import { Cohorts, CohortsQuery, CommunityMetrics, CommunityMetricsParams, CreatorMetrics } from './metrics.schemas.js';
+import { Cohorts, CohortsQuery, CommunityMetrics, CommunityMetricsParams, CreatorMetrics, HistoryQuery, MetricsHistory } from './metrics.schemas.js';
 import type { MetricsService } from './metrics.service.js';
 
 const tags = ['Creator metrics'];
@@ -38,6 +38,21 @@ export function metricsRoutes(service: MetricsService): FastifyPluginAsyncTypebo
         },
       },
       async (request) => ({ success: true as const, data: await service.cohorts(creatorOf(request), request.query) }),
+    );
+
+    app.get(
+      '/creator-metrics/history',
+      {
+        schema: {
+          tags,
+          summary: 'Daily metrics history',
+          description:
+            'MRR, paying and trialing members, new and lost members and the 30-day churn at the end of each finished UTC day between `from` and `to` (inclusive, at most 366 days a request; default the last 30 finished days), for all your communities or one. A job writes each day once after it ends (and backfills days it missed, from the subscription mirror: a subscription counts as live from its start to its end, trialing until its trial ends, paying at its current price otherwise), so a chart reads stored rows.',
+          querystring: HistoryQuery,
+          response: { 200: Ok(Type.Ref(MetricsHistory)), ...authErrors, ...notFoundError },
+        },
+      },
+      async (request) => ({ success: true as const, data: await service.history(creatorOf(request), request.query) }),
     );
 
     app.get(

@@ -104,3 +104,38 @@ export const Cohorts = Type.Object(
   },
   { $id: 'Cohorts', title: 'Cohorts' },
 );
+
+export const HISTORY_MAX_SPAN_DAYS = 366;
+
+export const HistoryQuery = Type.Object(
+  {
+    from: Type.Optional(Type.String({ format: 'date', description: 'First UTC day (YYYY-MM-DD), inclusive; default 29 days before `to`.' })),
+    to: Type.Optional(Type.String({ format: 'date', description: 'Last UTC day, inclusive; default yesterday (the last finished day).' })),
+    community_id: Type.Optional(Type.String({ format: 'uuid', description: 'One of your communities (404 otherwise); omitted: all of them together.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const MetricsHistory = Type.Object(
+  {
+    community_id: Type.Union([Uuid, Type.Null()]),
+    from: Type.String({ format: 'date' }),
+    to: Type.String({ format: 'date' }),
+    days: Type.Array(
+      Type.Object({
+        day: Type.String({ format: 'date' }),
+        mrr_cents: Type.Integer({ minimum: 0, description: 'MRR at the end of the day.' }),
+        active_subscribers: Type.Integer({ minimum: 0, description: 'Paying members at the end of the day.' }),
+        trialing: Type.Integer({ minimum: 0, description: 'Members trialing (and not paying) at the end of the day.' }),
+        new_subscribers: Type.Integer({ minimum: 0, description: 'Members whose first subscription started that day.' }),
+        lost_subscribers: Type.Integer({ minimum: 0, description: 'Members whose last live subscription ended that day.' }),
+        churn_rate_30d: Type.Number({ minimum: 0, maximum: 1, description: 'The 30-day subscriber churn as of the end of the day (see the summary), 4 decimals.' }),
+      }),
+      {
+        description:
+          'One entry per finished UTC day in the range that the daily job has written, oldest first. Days are written once (the job fills missing ones, backfilling up to 400 days on a first run); today is not there until it has ended.',
+      },
+    ),
+  },
+  { $id: 'MetricsHistory', title: 'MetricsHistory' },
+);

@@ -1,7 +1,11 @@
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../http/errors.js';
 import type { CommunitiesRepo } from '../communities/communities.repo.js';
+import { AppError } from '../../http/errors.js';
+import type { MetricsHistory } from './history.js';
+import { utcDay } from './history.js';
 import type { MetricsRepo, Scope, Window } from './metrics.repo.js';
+import { HISTORY_MAX_SPAN_DAYS } from './metrics.schemas.js';
 
 const DAY_MS = 86_400_000;
 /** DESIGN §7: the platform keeps 10 % of each charge. */
@@ -11,6 +15,7 @@ export interface MetricsDeps {
   db: Db;
   metrics: MetricsRepo;
   communities: CommunitiesRepo;
+  history: MetricsHistory;
   now: () => Date;
 }
 
@@ -40,7 +45,7 @@ export function periodStarts(at: Date, period: 'week' | 'month', count: number):
 }
 
 /** The creator's dashboard figures (DESIGN §7), for all communities or one. */
-export function createMetricsService({ db, metrics, communities, now }: MetricsDeps) {
+export function createMetricsService({ db, metrics, communities, history, now }: MetricsDeps) {
   /** One read-only snapshot, so the figures agree with each other (repeatable read). */
   async function figures(scope: Scope, w: Window) {
     return db
@@ -90,6 +95,31 @@ export function createMetricsService({ db, metrics, communities, now }: MetricsD
           const later = own.filter((c) => c.period > i).map((c) => Math.round((c.retained * 1000) / size) / 10);
           return { cohort_start: start.toISOString(), size, retention_pct: size ? [100, ...later] : [] };
         }),
+      };
+    },
+
+    /** The daily rows written by the history job between two UTC days (at most 366 days). */
+    async history(creatorId: string, query: { from?: string; to?: string; community_id?: string }) {
+      if (query.community_id && !(await communities.findStatus(creatorId, query.community_id))) throw notFound('Community');
+      const to = query.to ?? utcDay(new Date(now().getTime() - DAY_MS));
+      const from = query.from ?? utcDay(new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS));
+      const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
+      if (span < 1) throw new AppError('validation_error', 'The range is not valid.', [{ field: 'from', message: `must not be after to (${to})` }]);
+      if (span > HISTORY_MAX_SPAN_DAYS) throw new AppError('validation_error', 'The range is too long.', [{ field: 'from', message: `the range spans ${span} days; at most ${HISTORY_MAX_SPAN_DAYS} a request` }]);
+      const rows = await history.read({ creatorId, communityId: query.community_id }, from, to);
+      return {
+        community_id: query.community_id ?? null,
+        from,
+        to,
+        days: rows.map((r) => ({
+          day: r.day,
+          mrr_cents: Number(r.mrr_cents),
+          active_subscribers: r.active_subscribers,
+          trialing: r.trialing,
+          new_subscribers: r.new_subscribers,
+          lost_subscribers: r.lost_subscribers,
+          churn_rate_30d: Number(r.churn_rate_30d),
+        })),
       };
     },
 

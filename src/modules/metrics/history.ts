@@ -1,0 +1,147 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/client.js';
+import type { Executor } from '../../db/tx.js';
+import type { Scope } from './metrics.repo.js';
+
+const DAY_MS = 86_400_000;
+/** How far back a first run (or a creator's first snapshot) reaches. */
+export const HISTORY_MAX_DAYS = 400;
+/** Days computed per statement: each pairs every day with every subscription of the scope. */
+const CHUNK_DAYS = 31;
+
+export const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+const dayAfter = (day: string) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS));
+
+export interface HistoryRow {
+  day: string;
+  mrr_cents: string;
+  active_subscribers: number;
+  trialing: number;
+  new_subscribers: number;
+  lost_subscribers: number;
+  churn_rate_30d: string;
+}
+
+/**
+ * The daily metrics history (issue #15): for every creator, all communities together and each
+ * one, a row per finished UTC day with the figures as they stood at its end. A job on every
+ * node (at start-up and every METRICS_HISTORY_INTERVAL_MS) fills the days missing since a
+ * scope's last row, up to yesterday: a node down for a week backfills the week. The unique key
+ * (creator, community, day) makes a day's row the first writer's; a second run, on this node
+ * or another, writes nothing.
+ *
+ * A past day is reconstructed from the subscription mirror as it is now: a subscription was
+ * live from `created_at` until it ended (`ended_at`, else `canceled_at`), trialing until
+ * `trial_end`, and paying (in MRR, at the price it is billed today) the rest of the time. The
+ * mirror keeps no past_due spells or price history, so a day's past_due members count as paying
+ * (as MRR counts them) and a changed price shows from the start; days written while they
+ * happen (the job runs every few minutes) are exact to that rule.
+ */
+export function createMetricsHistory({ db, now }: { db: Db; now: () => Date }) {
+  const inScope = (s: Scope) =>
+    sql`s.creator_id = ${s.creatorId} and (${s.communityId ?? null}::uuid is null or s.community_id = ${s.communityId ?? null}::uuid)`;
+
+  /** The figures at the end of each of `days` (UTC dates), one row per day. */
+  async function figuresAt(scope: Scope, days: string[], trx: Executor): Promise<HistoryRow[]> {
+    const { rows } = await sql<HistoryRow>`
+      with d as (select day, (day + 1)::timestamp at time zone 'UTC' as t from unnest(${days}::date[]) as d(day)),
+      s as (
+        select s.member_id, s.price_cents, s.billing_period, s.created_at, s.trial_end,
+               case when s.status = 'canceled' then coalesce(s.ended_at, s.canceled_at, s.updated_at) end as ended_at
+        from subscriptions s where ${inScope(scope)}
+      ),
+      m as (
+        select d.day, d.t, s.member_id,
+               bool_or(s.created_at < d.t and (s.ended_at is null or s.ended_at > d.t)) as live,
+               bool_or(s.created_at < d.t and (s.ended_at is null or s.ended_at > d.t) and not coalesce(s.trial_end > d.t, false)) as paying,
+               coalesce(sum(monthly_cents(s.price_cents, s.billing_period))
+                 filter (where s.created_at < d.t and (s.ended_at is null or s.ended_at > d.t) and not coalesce(s.trial_end > d.t, false)), 0) as mrr,
+               min(s.created_at) as first_at,
+               bool_or(s.created_at <= d.t - interval '30 days' and (s.ended_at is null or s.ended_at > d.t - interval '30 days')) as live_at_start,
+               max(s.ended_at) filter (where s.ended_at <= d.t) as last_ended_at
+        from d cross join s
+        group by d.day, d.t, s.member_id
+      ),
+      f as (
+        select day,
+               coalesce(sum(mrr), 0)::bigint as mrr_cents,
+               (count(*) filter (where paying))::int as active_subscribers,
+               (count(*) filter (where live and not paying))::int as trialing,
+               (count(*) filter (where first_at >= t - interval '1 day' and first_at < t))::int as new_subscribers,
+               (count(*) filter (where not live and last_ended_at > t - interval '1 day'))::int as lost_subscribers,
+               (count(*) filter (where not live and last_ended_at > t - interval '30 days'))::int as lost_30d,
+               (count(*) filter (where live_at_start))::int + (count(*) filter (where first_at > t - interval '30 days' and first_at < t))::int as base_30d
+        from m group by day
+      )
+      select d.day::text as day, coalesce(f.mrr_cents, 0)::bigint as mrr_cents, coalesce(f.active_subscribers, 0) as active_subscribers,
+             coalesce(f.trialing, 0) as trialing, coalesce(f.new_subscribers, 0) as new_subscribers, coalesce(f.lost_subscribers, 0) as lost_subscribers,
+             round(coalesce(f.lost_30d::numeric / nullif(f.base_30d, 0), 0), 4) as churn_rate_30d
+      from d left join f on f.day = d.day order by d.day`.execute(trx);
+    return rows;
+  }
+
+  /** The days to write for a scope: after its last row (or its first subscription, at most HISTORY_MAX_DAYS back) through yesterday. */
+  async function missingDays(scope: Scope, today: string, trx: Executor): Promise<string[]> {
+    const { rows } = await sql<{ last: string | null; first: string | null }>`
+      select (select max(day)::text from metrics_daily where creator_id = ${scope.creatorId} and community_id is not distinct from ${scope.communityId ?? null}::uuid) as last,
+             (select (min(s.created_at) at time zone 'UTC')::date::text from subscriptions s where ${inScope(scope)}) as first`.execute(trx);
+    const { last, first } = rows[0]!;
+    if (!first) return [];
+    const earliest = utcDay(new Date(Date.parse(`${today}T00:00:00Z`) - HISTORY_MAX_DAYS * DAY_MS));
+    let day = last ? dayAfter(last) : first > earliest ? first : earliest;
+    const days: string[] = [];
+    for (; day < today; day = dayAfter(day)) days.push(day);
+    return days;
+  }
+
+  async function fill(scope: Scope, today: string): Promise<number> {
+    const days = await missingDays(scope, today, db);
+    let written = 0;
+    for (let i = 0; i < days.length; i += CHUNK_DAYS) {
+      const rows = await figuresAt(scope, days.slice(i, i + CHUNK_DAYS), db);
+      const { numAffectedRows } = await sql`insert into metrics_daily
+          (creator_id, community_id, day, mrr_cents, active_subscribers, trialing, new_subscribers, lost_subscribers, churn_rate_30d)
+        select ${scope.creatorId}, ${scope.communityId ?? null}::uuid, x.day, x.mrr, x.active, x.trialing, x.new, x.lost, x.churn
+        from unnest(${rows.map((r) => r.day)}::date[], ${rows.map((r) => r.mrr_cents)}::bigint[], ${rows.map((r) => r.active_subscribers)}::int[],
+                    ${rows.map((r) => r.trialing)}::int[], ${rows.map((r) => r.new_subscribers)}::int[], ${rows.map((r) => r.lost_subscribers)}::int[],
+                    ${rows.map((r) => r.churn_rate_30d)}::numeric[]) as x(day, mrr, active, trialing, new, lost, churn)
+        on conflict do nothing`.execute(db);
+      written += Number(numAffectedRows ?? 0);
+    }
+    return written;
+  }
+
+  return {
+    figuresAt,
+
+    /** Fills every scope's missing days through yesterday (one creator's, given one); answers the rows written (0 when already done today). */
+    async run(only?: { creatorId: string }): Promise<{ through: string; written: number }> {
+      const today = utcDay(now());
+      let q = db.selectFrom('communities').select(['creator_id', 'id']).orderBy('creator_id').orderBy('id');
+      if (only) q = q.where('creator_id', '=', only.creatorId);
+      const scopes = await q.execute();
+      const creators = [...new Set(scopes.map((s) => s.creator_id))];
+      let written = 0;
+      for (const creatorId of creators) {
+        written += await fill({ creatorId }, today);
+        for (const c of scopes.filter((s) => s.creator_id === creatorId)) written += await fill({ creatorId, communityId: c.id }, today);
+      }
+      return { through: utcDay(new Date(Date.parse(`${today}T00:00:00Z`) - DAY_MS)), written };
+    },
+
+    /** The rows of a scope between two UTC days (inclusive). */
+    async read(scope: Scope, from: string, to: string, trx: Executor = db) {
+      return trx
+        .selectFrom('metrics_daily')
+        .select([sql<string>`day::text`.as('day'), 'mrr_cents', 'active_subscribers', 'trialing', 'new_subscribers', 'lost_subscribers', 'churn_rate_30d'])
+        .where('creator_id', '=', scope.creatorId)
+        .where(sql<boolean>`community_id is not distinct from ${scope.communityId ?? null}::uuid`)
+        .where('day', '>=', from)
+        .where('day', '<=', to)
+        .orderBy('day')
+        .execute();
+    },
+  };
+}
+
+export type MetricsHistory = ReturnType<typeof createMetricsHistory>;
