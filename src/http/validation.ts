@@ -16,6 +16,10 @@ function makeAjv(coerceTypes: false | 'array'): Ajv {
     strict: false,
   });
   addFormats(ajv);
+  // RFC 3339 allows a leap second (…T23:59:60Z) that JavaScript dates and PostgreSQL refuse:
+  // such a time is a 400 here, not a failure further in.
+  const dateTime = ajv.formats['date-time'] as { validate: (s: string) => boolean; compare?: (a: string, b: string) => number | undefined };
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => dateTime.validate(s) && !Number.isNaN(Date.parse(s)), compare: dateTime.compare });
   return ajv;
 }
 

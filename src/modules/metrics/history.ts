@@ -56,8 +56,10 @@ export function createMetricsHistory({ db, now }: { db: Db; now: () => Date }) {
                bool_or(s.created_at < d.t and (s.ended_at is null or s.ended_at > d.t) and not coalesce(s.trial_end > d.t, false)) as paying,
                coalesce(sum(monthly_cents(s.price_cents, s.billing_period))
                  filter (where s.created_at < d.t and (s.ended_at is null or s.ended_at > d.t) and not coalesce(s.trial_end > d.t, false)), 0) as mrr,
-               min(s.created_at) as first_at,
-               bool_or(s.created_at <= d.t - interval '30 days' and (s.ended_at is null or s.ended_at > d.t - interval '30 days')) as live_at_start,
+               bool_or(s.created_at < d.t - interval '1 day' and (s.ended_at is null or s.ended_at > d.t - interval '1 day')) as live_at_day_start,
+               bool_or(s.created_at >= d.t - interval '1 day' and s.created_at < d.t) as started_that_day,
+               bool_or(s.created_at < d.t - interval '30 days' and (s.ended_at is null or s.ended_at > d.t - interval '30 days')) as live_at_start,
+               bool_or(s.created_at >= d.t - interval '30 days' and s.created_at < d.t) as started_in_window,
                max(s.ended_at) filter (where s.ended_at <= d.t) as last_ended_at
         from d cross join s
         group by d.day, d.t, s.member_id
@@ -67,10 +69,10 @@ export function createMetricsHistory({ db, now }: { db: Db; now: () => Date }) {
                coalesce(sum(mrr), 0)::bigint as mrr_cents,
                (count(*) filter (where paying))::int as active_subscribers,
                (count(*) filter (where live and not paying))::int as trialing,
-               (count(*) filter (where first_at >= t - interval '1 day' and first_at < t))::int as new_subscribers,
+               (count(*) filter (where started_that_day and not live_at_day_start))::int as new_subscribers,
                (count(*) filter (where not live and last_ended_at > t - interval '1 day'))::int as lost_subscribers,
                (count(*) filter (where not live and last_ended_at > t - interval '30 days'))::int as lost_30d,
-               (count(*) filter (where live_at_start))::int + (count(*) filter (where first_at > t - interval '30 days' and first_at < t))::int as base_30d
+               (count(*) filter (where live_at_start or started_in_window))::int as base_30d
         from m group by day
       )
       select d.day::text as day, coalesce(f.mrr_cents, 0)::bigint as mrr_cents, coalesce(f.active_subscribers, 0) as active_subscribers,

@@ -61,15 +61,17 @@ export function createMetricsRepo(db: Db) {
                  bool_or(status in ('active', 'past_due')) as paying,
                  bool_or(status = 'trialing') as trialing,
                  bool_or(status <> 'canceled') as live,
-                 min(created_at) as first_at,
                  bool_or(created_at <= ${w.from} and (ended_at is null or ended_at > ${w.from})) as live_at_start,
+                 -- Any live spell in the window that did not start before it began with a subscription
+                 -- created in it: first subscriptions, and members coming back.
+                 bool_or(created_at > ${w.from}) as started_in_window,
                  max(ended_at) as last_ended_at
           from s group by member_id
         )
         select (count(*) filter (where paying))::int as active_subscribers,
                (count(*) filter (where trialing and not paying))::int as trialing,
                (select coalesce(sum(monthly_cents(price_cents, billing_period)), 0) from s where status in ('active', 'past_due'))::bigint as mrr_cents,
-               (count(*) filter (where first_at > ${w.from}))::int as new_subscribers,
+               (count(*) filter (where started_in_window and not live_at_start))::int as new_subscribers,
                (count(*) filter (where not live and last_ended_at > ${w.from}))::int as lost_subscribers,
                (count(*) filter (where live_at_start))::int as live_at_start,
                (count(*) filter (where live and exists (

@@ -26,10 +26,10 @@ const metricsFields = {
   }),
   platform_fee_pct: Type.Number({ description: 'The platform fee, in percent of each charge (10): you keep 90 %.' }),
   churn_rate_30d: Fraction(
-    'Subscriber churn over the last 30 days (Stripe’s definition): members whose last live subscription ended in the window and who hold none now, divided by the members live at the window’s start plus the members who subscribed for the first time in it. A window is (now − 30 days, now]: a subscription ending exactly 30 days ago is outside it.',
+    'Subscriber churn over the last 30 days (Stripe’s definition): members whose last live subscription ended in the window and who hold none now, divided by the members live at the window’s start plus the members who became live in it (first subscriptions and members coming back), so it never exceeds 1. A window is (now − 30 days, now]: a subscription ending exactly 30 days ago is outside it.',
   ),
   engagement_rate_30d: Fraction(
-    'Members holding a live subscription (paying or trialing) with activity in the last 30 days — a workout logged, a comment, kudos, a poll vote or a post view in your communities (recorded to within an hour) — divided by those members.',
+    'Members holding a live subscription (paying or trialing) with activity in the last 30 days — a workout logged, a comment, kudos, a poll vote or a post view in your communities (recorded to within an hour) — divided by those members. Activity is kept per creator: in one community’s figures, a member of it active in another of your communities counts as engaged.',
   ),
   tier_mix: Type.Array(
     Type.Object({
@@ -42,7 +42,10 @@ const metricsFields = {
   ),
   growth_30d: Type.Object(
     {
-      new_subscribers: Type.Integer({ minimum: 0, description: 'Members whose first subscription (in this scope) started in the last 30 days, trials included.' }),
+      new_subscribers: Type.Integer({
+        minimum: 0,
+        description: 'Members who became live in the last 30 days: a first subscription (in this scope; trials included), or a new one after none was live (a member coming back). `net_growth` is then the change in live members.',
+      }),
       lost_subscribers: Type.Integer({ minimum: 0, description: 'Members who churned in the last 30 days: the numerator of `churn_rate_30d`.' }),
       net_growth: Type.Integer({ description: '`new_subscribers` − `lost_subscribers`.' }),
     },
@@ -127,7 +130,7 @@ export const MetricsHistory = Type.Object(
         mrr_cents: Type.Integer({ minimum: 0, description: 'MRR at the end of the day.' }),
         active_subscribers: Type.Integer({ minimum: 0, description: 'Paying members at the end of the day.' }),
         trialing: Type.Integer({ minimum: 0, description: 'Members trialing (and not paying) at the end of the day.' }),
-        new_subscribers: Type.Integer({ minimum: 0, description: 'Members whose first subscription started that day.' }),
+        new_subscribers: Type.Integer({ minimum: 0, description: 'Members who became live that day: a first subscription or a return after none was live.' }),
         lost_subscribers: Type.Integer({ minimum: 0, description: 'Members whose last live subscription ended that day.' }),
         churn_rate_30d: Type.Number({ minimum: 0, maximum: 1, description: 'The 30-day subscriber churn as of the end of the day (see the summary), 4 decimals.' }),
       }),

@@ -135,6 +135,24 @@ describe('creator metrics', () => {
     expect(m.top_challenges.map((c: { name: string }) => c.name)).toEqual(['Busy', 'Quiet']);
   });
 
+  it('counts members coming back as new, so churn stays at most 1 and net growth is the change in live members', async () => {
+    const creator = await createCreator(t);
+    const a = await createCommunity(t, creator);
+    const tier = (await createTier(t, creator, a.id, { price_cents: 1000 })).id;
+    const steady = await member(creator, tier, a.id, { status: 'active', createdAt: ago(90), priceCents: 1000 });
+    for (let i = 0; i < 2; i++) {
+      // Left 50 days ago, came back 20 days ago, left again 5 days ago.
+      const back = await member(creator, tier, a.id, { status: 'canceled', createdAt: ago(80), endedAt: ago(50), priceCents: 1000 });
+      await mirrorSubscription(t, creator, { communityId: a.id, tierId: tier, memberId: back.id }, { status: 'canceled', createdAt: ago(20), endedAt: ago(5), priceCents: 1000 });
+    }
+    const m = await get(creator, '/creator-metrics');
+    // Live 30 days ago: steady (1); became live in the window: the two returners (2); lost: the two.
+    expect(m.churn_rate_30d).toBe(0.6667);
+    expect(m.growth_30d).toEqual({ new_subscribers: 2, lost_subscribers: 2, net_growth: 0 });
+    expect(m.active_subscribers).toBe(1);
+    expect(steady.id).toBeTruthy();
+  });
+
   it('answers zeros for a creator with nothing yet, and 404 for a community of another creator', async () => {
     const { a } = await timeline();
     const other = await createCreator(t);

@@ -21,6 +21,15 @@ export function createEngagementRepo(db: Db) {
     sql`update post_counts set ${sql.ref(column)} = ${sql.ref(column)} + ${by} where post_id = ${postId}`.execute(trx);
 
   return {
+    /**
+     * Locks the post's count row: the one lock every write to a post's engagement or poll
+     * takes first (kudos, comments, votes, the creator's edit), so they queue on one row in
+     * one order and never deadlock; what they read after it is current.
+     */
+    async lockCounts(postId: string, trx: Executor) {
+      await sql`select 1 from post_counts where post_id = ${postId} for update`.execute(trx);
+    },
+
     /** Gives kudos; false (and no count moved) when the member already had. */
     async addKudos(creatorId: string, postId: string, memberId: string, at: Date, trx: Executor) {
       const row = await trx

@@ -139,6 +139,28 @@ describe('poll votes', () => {
   });
 });
 
+describe('votes racing an edit of the poll', () => {
+  it('never leaves a vote on an option the poll no longer has, nor counts that disagree with the votes', async () => {
+    const creator = await createCreator(t);
+    const { place, members } = await community(creator, 6);
+    const post = await createPost(t, creator, poll(place));
+    for (let round = 0; round < 6; round++) {
+      const options = round % 2 ? ['Mon', 'Wed', 'Fri'] : ['Tue', 'Thu'];
+      await Promise.all([
+        asMember(t, members[round]!, 'POST', `/posts/${post.id}/poll-votes`, { options: [2] }),
+        t.app.inject({ method: 'PATCH', url: `/api/v1/posts/${post.id}`, headers: creator.headers, payload: { poll: { question: 'Which day?', options } } }),
+      ]);
+    }
+    const stored = await t.database.db.selectFrom('posts').select('poll_options').where('id', '=', post.id).executeTakeFirstOrThrow();
+    const counts = await t.database.db.selectFrom('post_counts').select(['poll_votes', 'poll_voters']).where('post_id', '=', post.id).executeTakeFirstOrThrow();
+    const votes = await t.database.db.selectFrom('poll_votes').select(['member_id', 'option']).where('post_id', '=', post.id).execute();
+    const n = stored.poll_options!.length;
+    expect(votes.every((v) => v.option < n)).toBe(true);
+    expect(counts.poll_votes).toEqual(Array.from({ length: n }, (_, i) => votes.filter((v) => v.option === i).length));
+    expect(counts.poll_voters).toBe(new Set(votes.map((v) => v.member_id)).size);
+  });
+});
+
 describe('activity', () => {
   it('makes kudos, comments, votes and views activity in the member directory, and counts comments in posts_count_30d', async () => {
     const creator = await createCreator(t);

@@ -46,8 +46,8 @@ export const presentMemberComment = (c: CommentRow, memberId: string) => ({
  */
 export function createMemberPostsService({ db, posts, engagement, activity, views, now }: MemberPostsDeps) {
   /** The post if the member may see it at all (its community's feed is open to them), else 404: a private community's posts are not revealed. */
-  async function visible(memberId: string, id: string, trx: Executor = db, opts: { lock?: boolean } = {}): Promise<MemberPostRow> {
-    const row = await posts.findForMember(memberId, id, trx, opts);
+  async function visible(memberId: string, id: string, trx: Executor = db): Promise<MemberPostRow> {
+    const row = await posts.findForMember(memberId, id, trx);
     if (!row || !mayRead(row)) throw notFound('Post');
     return row;
   }
@@ -58,7 +58,10 @@ export function createMemberPostsService({ db, posts, engagement, activity, view
    * talking in the community is for members) and reads it in full; else 404 or 403.
    */
   async function engageable(memberId: string, id: string, trx: Executor, opts: { lock: boolean } = { lock: true }) {
-    const post = await visible(memberId, id, trx, opts);
+    // The count row first (engagement.repo lockCounts), then the post read after it: a
+    // creator's edit of the poll that committed meanwhile is seen, never half of it.
+    if (opts.lock) await engagement.lockCounts(id, trx);
+    const post = await visible(memberId, id, trx);
     const access = communityAccess(post);
     requireFull(post, access);
     if (access.liveTierIds.length === 0) throw new AppError('forbidden', "Kudos, comments and votes are for the community's members: subscribe to take part.");
@@ -143,7 +146,8 @@ export function createMemberPostsService({ db, posts, engagement, activity, view
     /** Deletes the member's own comment; someone else's is 403. */
     async removeComment(memberId: string, id: string, commentId: string, answer?: StoredAnswer<{ id: string; post_id: string; deleted: true }>) {
       return inTransaction(db, answer, async (trx) => {
-        await visible(memberId, id, trx, { lock: true });
+        await engagement.lockCounts(id, trx);
+        await visible(memberId, id, trx);
         const comment = await engagement.findComment(id, commentId, trx);
         if (!comment) throw notFound('Comment');
         if (comment.member_id !== memberId) throw new AppError('forbidden', 'You can only delete your own comments.');

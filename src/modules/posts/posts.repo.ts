@@ -95,6 +95,7 @@ export function createPostsRepo(db: Db) {
         .where('id', '=', id)
         .execute();
       if (resetVotes) {
+        await trx.deleteFrom('poll_votes').where('post_id', '=', id).execute();
         await trx
           .updateTable('post_counts')
           .set({ poll_votes: row.poll_options ? row.poll_options.map(() => 0) : null, poll_voters: 0 })
@@ -117,10 +118,10 @@ export function createPostsRepo(db: Db) {
       return row !== undefined;
     },
 
-    /** One of the creator's posts, not deleted; `lock` holds it (and so its poll) for an edit. */
-    async find(creatorId: string, id: string, trx: Executor = db, opts: { lock?: boolean } = {}) {
+    /** One of the creator's posts, not deleted. */
+    async find(creatorId: string, id: string, trx: Executor = db) {
       const { rows } = await sql<PostRow>`select ${POST_COLUMNS} from posts p join post_counts pc on pc.post_id = p.id
-        where p.creator_id = ${creatorId} and p.id = ${id} and p.deleted_at is null ${opts.lock ? sql`for update of p` : sql``}`.execute(trx);
+        where p.creator_id = ${creatorId} and p.id = ${id} and p.deleted_at is null`.execute(trx);
       return rows[0];
     },
 
@@ -187,15 +188,11 @@ export function createPostsRepo(db: Db) {
     },
 
     /** A post not deleted, with its counts, the member's own engagement and the paywall's input for its community: one statement. */
-    async findForMember(memberId: string, id: string, trx: Executor = db, opts: { lock?: boolean } = {}) {
-      const query = opts.lock
-        ? sql<MemberPostRow>`/*prepare:member_post_lock*/ select ${POST_COLUMNS}, ${own(memberId)}, ${accessColumns(memberId)}
-            from posts p join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
-            where p.id = ${id} and p.deleted_at is null for update of pc`
-        : sql<MemberPostRow>`/*prepare:member_post*/ select ${POST_COLUMNS}, ${own(memberId)}, ${accessColumns(memberId)}
-            from posts p join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
-            where p.id = ${id} and p.deleted_at is null`;
-      return (await query.execute(trx)).rows[0];
+    async findForMember(memberId: string, id: string, trx: Executor = db) {
+      const { rows } = await sql<MemberPostRow>`/*prepare:member_post*/ select ${POST_COLUMNS}, ${own(memberId)}, ${accessColumns(memberId)}
+        from posts p join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
+        where p.id = ${id} and p.deleted_at is null`.execute(trx);
+      return rows[0];
     },
   };
 }

@@ -40,8 +40,14 @@ const PollInput = Type.Object(
       maxItems: POLL.optionsMax,
       description: `${POLL.optionsMin} to ${POLL.optionsMax} distinct options, each 1 to ${POLL.optionMax} characters; members vote by an option's \`index\` (0-based). Fixed once anyone has voted (409).`,
     }),
-    multiple_choice: Type.Optional(Type.Boolean({ default: false, description: 'Whether a member may choose several options (default one). Fixed once anyone has voted.' })),
-    closes_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When voting ends (must be in the future); null = open while the post exists.' })),
+    multiple_choice: Type.Optional(
+      Type.Boolean({ description: 'Whether a member may choose several options: false (one) when omitted on create; an edit that omits it keeps the poll’s. Fixed once anyone has voted.' }),
+    ),
+    closes_at: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'When voting ends (must be in the future); null = open while the post exists, as when omitted on create; an edit that omits it keeps the poll’s.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -50,12 +50,20 @@ function problemsOf(input: Partial<CreatePostBody>, now: Date, storedClosesAt: D
   return problems.filter((p): p is ErrorDetail => p !== undefined);
 }
 
-const pollColumns = (poll: PollInput | null | undefined) => ({
-  poll_question: poll ? poll.question : null,
-  poll_options: poll ? poll.options : null,
-  poll_multiple: poll ? (poll.multiple_choice ?? false) : null,
-  poll_closes_at: poll?.closes_at ? new Date(poll.closes_at) : null,
-});
+/** A poll's columns; an edit (`stored`: the post as it is) keeps the choice mode and closing time it does not send. */
+function pollColumns(poll: PollInput | null | undefined, stored?: PostRow) {
+  if (!poll) return { poll_question: null, poll_options: null, poll_multiple: null, poll_closes_at: null };
+  const closesAt = poll.closes_at === undefined ? (stored?.poll_closes_at ?? null) : poll.closes_at;
+  return {
+    poll_question: poll.question,
+    poll_options: poll.options,
+    poll_multiple: poll.multiple_choice ?? stored?.poll_multiple ?? false,
+    poll_closes_at: closesAt === null ? null : new Date(closesAt),
+  };
+}
+
+/** Media as the URL parser reads them (what a browser will fetch), not as typed: checked and stored are the same address. */
+const parsedMedia = (media: CreatePostBody['media']) => (media ?? []).map((m) => ({ type: m.type, url: new URL(m.url).href }));
 
 const sameOptions = (a: string[] | null, b: string[] | null) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -63,8 +71,8 @@ export const presentComment = (c: CommentRow) => ({ id: c.id, post_id: c.post_id
 
 /** The creator's side of the feed: writing, editing, listing and deleting posts, and moderating comments. */
 export function createPostsService({ db, posts, engagement, communities, now }: PostsDeps) {
-  async function load(creatorId: string, id: string, trx: Executor = db, opts: { lock?: boolean } = {}): Promise<PostRow> {
-    const row = await posts.find(creatorId, id, trx, opts);
+  async function load(creatorId: string, id: string, trx: Executor = db): Promise<PostRow> {
+    const row = await posts.find(creatorId, id, trx);
     if (!row) throw notFound('Post');
     return row;
   }
@@ -92,7 +100,7 @@ export function createPostsService({ db, posts, engagement, communities, now }: 
         preview: input.preview ?? null,
         preview_auto: previewOf(input.content),
         tier_min_id: input.tier_min_id ?? null,
-        media: input.media ?? [],
+        media: parsedMedia(input.media),
         pinned: input.pinned ?? false,
         ...pollColumns(input.poll),
       };
@@ -127,10 +135,13 @@ export function createPostsService({ db, posts, engagement, communities, now }: 
     async update(creatorId: string, id: string, input: UpdatePostBody, answer?: StoredAnswer<PostView>) {
       const at = now();
       return inTransaction(db, answer, async (trx) => {
-        const post = await load(creatorId, id, trx, { lock: true });
+        // The post's count row first, as every vote takes it (engagement.repo lockCounts): the
+        // votes counted below are all there are until this edit commits.
+        await engagement.lockCounts(id, trx);
+        const post = await load(creatorId, id, trx);
         refuseProblems(problemsOf(input, at, post.poll_closes_at && new Date(post.poll_closes_at)));
         if (input.tier_min_id !== undefined) await checkTier(creatorId, post.community_id, input.tier_min_id, trx);
-        const poll = input.poll === undefined ? undefined : pollColumns(input.poll);
+        const poll = input.poll === undefined ? undefined : pollColumns(input.poll, post);
         const pollChanged = poll !== undefined && (!sameOptions(poll.poll_options, post.poll_options) || poll.poll_multiple !== post.poll_multiple);
         if (pollChanged && post.poll_voters > 0) {
           throw new AppError('conflict', `${post.poll_voters} member(s) have voted in this poll; its options and choice mode can no longer change, and it cannot be removed. Its question and closing time still can.`);
@@ -145,7 +156,7 @@ export function createPostsService({ db, posts, engagement, communities, now }: 
             preview_auto: input.content === undefined ? post.preview_auto : previewOf(content),
             preview: input.preview === undefined ? post.preview : input.preview,
             tier_min_id: input.tier_min_id === undefined ? post.tier_min_id : input.tier_min_id,
-            media: input.media ?? post.media,
+            media: input.media ? parsedMedia(input.media) : post.media,
             pinned: input.pinned ?? post.pinned,
             poll_question: poll ? poll.poll_question : post.poll_question,
             poll_options: poll ? poll.poll_options : post.poll_options,

@@ -65,6 +65,23 @@ describe('writing a post', () => {
     expect(detailsOf(res).sort()).toEqual(['content', 'media.1.url', 'media.2.url', 'media.3.url', 'media.4.url', 'poll.closes_at', 'poll.options'].sort());
   });
 
+  it('refuses a leap second as a closing time, stores media addresses as the URL parser reads them, and keeps poll settings an edit leaves out', async () => {
+    const creator = await createCreator(t);
+    const community = await createCommunity(t, creator);
+    const leap = await postPost(t, creator, { community_id: community.id, poll: { question: 'Q', options: ['a', 'b'], closes_at: '2030-06-30T23:59:60Z' } });
+    expect(leap.statusCode).toBe(400);
+    expect(detailsOf(leap)).toContain('poll.closes_at');
+    const closesAt = '2030-06-30T12:00:00.000Z';
+    const post = await createPost(t, creator, {
+      community_id: community.id,
+      media: [{ type: 'image', url: 'https://CDN.Example.com/a b.jpg' }],
+      poll: { question: 'Q', options: ['a', 'b'], closes_at: closesAt, multiple_choice: true },
+    });
+    expect(post.media).toEqual([{ type: 'image', url: 'https://cdn.example.com/a%20b.jpg' }]);
+    const edited = json(await patchPost(t, creator, post.id, { poll: { question: 'Q, again', options: ['a', 'b'] } })).data;
+    expect(edited.poll).toMatchObject({ question: 'Q, again', closes_at: closesAt, multiple_choice: true });
+  });
+
   it('refuses more than ten media, a poll of one option and an unknown media type by schema', async () => {
     const creator = await createCreator(t);
     const community = await createCommunity(t, creator);
