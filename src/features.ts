@@ -82,6 +82,7 @@ import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 // One node at a time reconciles: the others skip a round while this lock is held.
 const RECONCILE_LOCK_ID = 7_321_004_118;
+const METRICS_HISTORY_LOCK_ID = 7_321_004_119;
 
 /**
  * Every feature module with its dependencies: services built once, routes registered under
@@ -230,9 +231,10 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const stopRanking =
     config.challengeRankingIntervalMs > 0 ? every(config.challengeRankingIntervalMs, () => standings.run(), logger, 'challenge standings') : async () => {};
   // The daily metrics history: checked at start-up and every few minutes, each day written once per scope.
-  if (config.metricsHistoryIntervalMs > 0) tasks.run('metrics history', () => history.run());
-  const stopHistory =
-    config.metricsHistoryIntervalMs > 0 ? every(config.metricsHistoryIntervalMs, () => history.run(), logger, 'metrics history') : async () => {};
+  // One node at a time (an advisory lock): a first backfill is heavy, and the others would only redo it.
+  const fillHistory = () => runExclusive(database, METRICS_HISTORY_LOCK_ID, () => history.run());
+  if (config.metricsHistoryIntervalMs > 0) tasks.run('metrics history', fillHistory);
+  const stopHistory = config.metricsHistoryIntervalMs > 0 ? every(config.metricsHistoryIntervalMs, fillHistory, logger, 'metrics history') : async () => {};
   app.addHook('onClose', async () => {
     await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking(), stopHistory()]);
     await tasks.idle();

@@ -4,8 +4,12 @@ import type { Executor } from '../../db/tx.js';
 import type { Scope } from './metrics.repo.js';
 
 const DAY_MS = 86_400_000;
-/** How far back a first run (or a creator's first snapshot) reaches. */
-export const HISTORY_MAX_DAYS = 400;
+/**
+ * How far back a scope's first snapshot reaches. A backfilled day pairs every subscription of
+ * the scope with the day, so depth is bounded: 90 days of a million subscriptions is ~15 min
+ * of one PostgreSQL core, once (later runs write one day).
+ */
+export const HISTORY_MAX_DAYS = 90;
 /** Days computed per statement: each pairs every day with every subscription of the scope. */
 const CHUNK_DAYS = 31;
 
@@ -24,11 +28,11 @@ export interface HistoryRow {
 
 /**
  * The daily metrics history (issue #15): for every creator, all communities together and each
- * one, a row per finished UTC day with the figures as they stood at its end. A job on every
- * node (at start-up and every METRICS_HISTORY_INTERVAL_MS) fills the days missing since a
- * scope's last row, up to yesterday: a node down for a week backfills the week. The unique key
- * (creator, community, day) makes a day's row the first writer's; a second run, on this node
- * or another, writes nothing.
+ * one, a row per finished UTC day with the figures as they stood at its end. A job (at
+ * start-up and every METRICS_HISTORY_INTERVAL_MS, on one node at a time: an advisory lock,
+ * features.ts) fills the days missing since a scope's last row, up to yesterday: a node down
+ * for a week backfills the week. The unique key (creator, community, day) makes a day's row
+ * the first writer's; a second run writes nothing.
  *
  * A past day is reconstructed from the subscription mirror as it is now: a subscription was
  * live from `created_at` until it ended (`ended_at`, else `canceled_at`), trialing until

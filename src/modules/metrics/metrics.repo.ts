@@ -91,7 +91,8 @@ export function createMetricsRepo(db: Db) {
           select s.member_id, s.tier_id, monthly_cents(s.price_cents, s.billing_period) as mrr, s.created_at, s.id
           from subscriptions s where ${inScope(scope, 's')} and s.status in ('active', 'past_due')
         ),
-        home as (
+        -- Materialized: computed and sorted once, not once per tier below.
+        home as materialized (
           select distinct on (member_id) member_id, tier_id from paying order by member_id, mrr desc, created_at desc, id desc
         )
         select t.id as tier_id, t.name,
@@ -106,9 +107,9 @@ export function createMetricsRepo(db: Db) {
     async monthRevenue(scope: Scope, w: Window, trx: Executor = db): Promise<string> {
       const { rows } = await sql<{ cents: string }>`
         select ((select coalesce(sum(p.amount_cents), 0) from payments p join subscriptions s on s.id = p.subscription_id
-                 where ${inScope(scope, 's')} and p.paid_at >= ${w.monthStart} and p.paid_at < ${w.nextMonthStart})
+                 where p.creator_id = ${scope.creatorId} and ${inScope(scope, 's')} and p.paid_at >= ${w.monthStart} and p.paid_at < ${w.nextMonthStart})
               - (select coalesce(sum(r.amount_cents), 0) from refunds r join subscriptions s on s.id = r.subscription_id
-                 where ${inScope(scope, 's')} and r.created_at >= ${w.monthStart} and r.created_at < ${w.nextMonthStart}
+                 where r.creator_id = ${scope.creatorId} and ${inScope(scope, 's')} and r.created_at >= ${w.monthStart} and r.created_at < ${w.nextMonthStart}
                    and r.status not in ('failed', 'canceled')))::bigint as cents`.execute(trx);
       return rows[0]!.cents;
     },

@@ -136,7 +136,7 @@ export const MetricsHistory = Type.Object(
       }),
       {
         description:
-          'One entry per finished UTC day in the range that the daily job has written, oldest first. Days are written once (the job fills missing ones, backfilling up to 400 days on a first run); today is not there until it has ended.',
+          'One entry per finished UTC day in the range that the daily job has written, oldest first. Days are written once (the job fills missing ones, backfilling up to 90 days on a first run); today is not there until it has ended.',
       },
     ),
   },
