@@ -35,10 +35,8 @@ import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
 import { seedFeed, type FeedFixture } from './seed-feed.js';
 import { benchDatabase, cpuReader } from './server.js';
+import { counts, env, int, onlyScenarios, runBench } from './knobs.js';
 
-const env = process.env;
-const int = (name: string, fallback: number) => Number(env[name] ?? fallback);
-const counts = (name: string, fallback: string) => (env[name] ?? fallback).split(',').map((s) => Number(s.trim()));
 const duration = int('BENCH_DURATION', 10);
 const warmup = int('BENCH_WARMUP', 2);
 const connectionCounts = counts('BENCH_CONNECTIONS', '1,4,16');
@@ -46,7 +44,7 @@ const goalConnections = counts('BENCH_GOAL_CONNECTIONS', '1,4');
 const ratioConnections = int('BENCH_RATIO_CONNECTIONS', 16);
 const rounds = int('BENCH_ROUNDS', 2);
 const port = int('BENCH_PORT', 3903);
-const only = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : undefined;
+const only = onlyScenarios();
 const GOAL_P99_MS = 20;
 const GOAL_RATIO = 0.7;
 const PAGE = 50;
@@ -268,7 +266,4 @@ async function main() {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -30,17 +30,16 @@ import autocannon from 'autocannon';
 import { seedChallenge, type ChallengeFixture } from './seed-challenges.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
 import { benchDatabase, cpuReader } from './server.js';
+import { counts, env, int, onlyScenarios, runBench } from './knobs.js';
 
-const env = process.env;
-const int = (name: string, fallback: number) => Number(env[name] ?? fallback);
 const members = int('BENCH_MEMBERS', 110_000);
 const participants = int('BENCH_PARTICIPANTS', 100_000);
 const tokenCount = int('BENCH_TOKENS', 10_000);
 const duration = int('BENCH_DURATION', 10);
 const warmup = int('BENCH_WARMUP', 2);
-const connectionCounts = (env.BENCH_CONNECTIONS ?? '1,4').split(',').map((s) => Number(s.trim()));
+const connectionCounts = counts('BENCH_CONNECTIONS', '1,4');
 const port = int('BENCH_PORT', 3902);
-const only = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : undefined;
+const only = onlyScenarios();
 const GOAL_P99_MS = 20;
 const GOAL_SCENARIOS = ['top50', 'me'];
 
@@ -225,7 +224,4 @@ async function main() {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

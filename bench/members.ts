@@ -21,9 +21,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { benchDatabase, cpuReader } from './server.js';
 import { RARE_QUERY, seedMembers, type MembersFixture } from './seed-members.js';
+import { env, int, onlyScenarios, runBench } from './knobs.js';
 
-const env = process.env;
-const int = (name: string, fallback: number) => Number(env[name] ?? fallback);
 const members = int('BENCH_MEMBERS', 1_000_000);
 const smallMembers = int('BENCH_SMALL_MEMBERS', 10_000);
 const duration = int('BENCH_DURATION', 10);
@@ -31,7 +30,7 @@ const warmup = int('BENCH_WARMUP', 2);
 const connections = int('BENCH_CONNECTIONS', 10);
 const smallConnections = int('BENCH_SMALL_CONNECTIONS', 20);
 const port = int('BENCH_PORT', 3901);
-const only = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : undefined;
+const only = onlyScenarios();
 
 interface Fixture {
   members: number;
@@ -256,7 +255,4 @@ async function main() {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -40,18 +40,17 @@ import type { Scope } from '../src/modules/metrics/metrics.repo.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
 import { seedPayments, type MetricsSeed } from './seed-metrics.js';
 import { benchDatabase, cpuReader } from './server.js';
+import { counts, env, int, onlyScenarios, runBench } from './knobs.js';
 
-const env = process.env;
-const int = (name: string, fallback: number) => Number(env[name] ?? fallback);
 const members = int('BENCH_MEMBERS', 833_334);
 const historyDays = int('BENCH_HISTORY_DAYS', 30);
 const duration = int('BENCH_DURATION', 10);
 const warmup = int('BENCH_WARMUP', 2);
 const timeoutS = int('BENCH_TIMEOUT', 60);
 const minRequests = int('BENCH_MIN_REQUESTS', 10);
-const connectionCounts = (env.BENCH_CONNECTIONS ?? '1,4').split(',').map((s) => Number(s.trim()));
+const connectionCounts = counts('BENCH_CONNECTIONS', '1,4');
 const port = int('BENCH_PORT', 3904);
-const only = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : undefined;
+const only = onlyScenarios();
 // Slow answers are to be measured at full size, not cut off at production's 5 s.
 env.DATABASE_STATEMENT_TIMEOUT_MS ??= String(timeoutS * 1000);
 const GOALS: Record<string, number> = { summary: 50, cohorts_12: 200 };
@@ -306,7 +305,4 @@ async function main() {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -21,9 +21,8 @@ import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
 import { cpuReader, startBenchServer } from './server.js';
 import { seedTrainingHistory, type BenchFixture } from './seed-training.js';
+import { env, int, runBench } from './knobs.js';
 
-const env = process.env;
-const int = (name: string, fallback: number) => Number(env[name] ?? fallback);
 const serverUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const members = int('BENCH_MEMBERS', 2000);
 const logsPerMember = int('BENCH_LOGS_PER_MEMBER', 100);
@@ -140,7 +139,4 @@ async function main() {
 }
 
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);
