@@ -30,11 +30,10 @@
  * non-2xx response fails the run (after printing). One JSON document on stdout.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
 import { seedFeed, type FeedFixture } from './seed-feed.js';
-import { benchDatabase, cpuReader } from './server.js';
+import { benchDatabase, cpuReader, measuredRun } from './server.js';
 import { counts, env, int, onlyScenarios, runBench } from './knobs.js';
 
 const duration = int('BENCH_DURATION', 10);
@@ -156,27 +155,13 @@ async function main() {
       const items = (Array.isArray(body.data) ? body.data : [body.data]) as Item[];
       return { ok: error === undefined, status: 200, ms, ...(error ? { error } : {}), items: items.length, locked_items: items.filter((p) => p.locked).length };
     };
-    const load = async (s: Scenario, conns: number, seconds: number) => {
-      const before = cpu();
-      const result = await autocannon({
+    const load = (s: Scenario, conns: number, seconds: number) =>
+      measuredRun(cpu, {
         url: base,
         connections: conns,
         duration: seconds,
         requests: [{ method: 'GET', path: s.path(), setupRequest: (req: Record<string, unknown>) => ({ ...req, path: s.path(), headers: { authorization: `Bearer ${nextToken()}` } }) }],
       });
-      const after = cpu();
-      const perRequest = (k: keyof typeof before) =>
-        before[k] === undefined || after[k] === undefined || result.requests.total === 0 ? null : Math.round(((after[k]! - before[k]!) / result.requests.total) * 100) / 100;
-      return {
-        req_per_s: Math.round(result.requests.average * 10) / 10,
-        latency_ms: { p50: result.latency.p50, p97_5: result.latency.p97_5, p99: result.latency.p99, max: result.latency.max },
-        requests: result.requests.total as number,
-        non_2xx: result.non2xx as number,
-        errors: result.errors as number,
-        timeouts: result.timeouts as number,
-        cpu_ms_per_request: { server: perRequest('server'), postgres: perRequest('postgres') },
-      };
-    };
     type Run = Awaited<ReturnType<typeof load>>;
 
     const failures: string[] = [];

@@ -26,10 +26,9 @@
  * response must be 2xx: any other fails the run (after printing). One JSON document on stdout.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import autocannon from 'autocannon';
 import { seedChallenge, type ChallengeFixture } from './seed-challenges.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
-import { benchDatabase, cpuReader } from './server.js';
+import { benchDatabase, cpuReader, measuredRun } from './server.js';
 import { counts, env, int, onlyScenarios, runBench } from './knobs.js';
 
 const members = int('BENCH_MEMBERS', 110_000);
@@ -151,28 +150,13 @@ async function main() {
       const sample = s.member && body.data?.me ? { me: body.data.me as Ranking } : rows.length ? { first: rows[0], moved: rows.filter((r) => r.delta !== '+0').length } : {};
       return { ok: error === undefined, status: 200, ms, ...(error ? { error } : {}), ...sample };
     };
-    const load = async (s: Scenario, conns: number, seconds: number) => {
-      const before = cpu();
-      const result = await autocannon(
+    const load = (s: Scenario, conns: number, seconds: number) =>
+      measuredRun(
+        cpu,
         s.member
           ? { url: base, connections: conns, duration: seconds, requests: [{ method: 'GET', path: s.path, setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { authorization: authorization(s) } }) }] }
           : { url: `${base}${s.path}`, connections: conns, duration: seconds, headers: { authorization: authorization(s) } },
       );
-      const after = cpu();
-      const perRequest = (k: keyof typeof before) =>
-        before[k] === undefined || after[k] === undefined || result.requests.total === 0
-          ? null
-          : Math.round(((after[k]! - before[k]!) / result.requests.total) * 100) / 100;
-      return {
-        req_per_s: Math.round(result.requests.average * 10) / 10,
-        latency_ms: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
-        requests: result.requests.total as number,
-        non_2xx: result.non2xx as number,
-        errors: result.errors as number,
-        timeouts: result.timeouts as number,
-        cpu_ms_per_request: { server: perRequest('server'), postgres: perRequest('postgres') },
-      };
-    };
 
     const failures: string[] = [];
     const results: Record<string, unknown> = {};

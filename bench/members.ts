@@ -18,8 +18,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
-import autocannon from 'autocannon';
-import { benchDatabase, cpuReader } from './server.js';
+import { benchDatabase, cpuReader, measuredRun } from './server.js';
 import { RARE_QUERY, seedMembers, type MembersFixture } from './seed-members.js';
 import { env, int, onlyScenarios, runBench } from './knobs.js';
 
@@ -128,29 +127,13 @@ async function main() {
       const body = JSON.parse(text) as { data: unknown[]; pagination: Pagination };
       return { status: 200, ms, rows: body.data.length, total: body.pagination.total, total_is_estimate: body.pagination.total_is_estimate };
     };
-    const load = async (key: string, query: string, conns: number, seconds: number) => {
-      const before = cpu();
-      const result = await autocannon({
+    const load = (key: string, query: string, conns: number, seconds: number) =>
+      measuredRun(cpu, {
         url: `${base}/api/v1/members${query ? `?${query}` : ''}`,
         connections: conns,
         duration: seconds,
         headers: { authorization: `Bearer ${key}` },
       });
-      const after = cpu();
-      const perRequest = (k: keyof typeof before) =>
-        before[k] === undefined || after[k] === undefined || result.requests.total === 0
-          ? null
-          : Math.round(((after[k]! - before[k]!) / result.requests.total) * 100) / 100;
-      return {
-        req_per_s: Math.round(result.requests.average * 10) / 10,
-        latency_ms: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
-        requests: result.requests.total as number,
-        non_2xx: result.non2xx as number,
-        errors: result.errors as number,
-        timeouts: result.timeouts as number,
-        cpu_ms_per_request: { server: perRequest('server'), postgres: perRequest('postgres') },
-      };
-    };
 
     // The route must answer before anything is measured.
     const first = await probe(fixture.main.api_key, '');

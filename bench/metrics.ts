@@ -32,14 +32,13 @@
  * Every response must be 2xx: any other fails the run (after printing). One JSON document on stdout.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
 import { createMetricsHistory, utcDay } from '../src/modules/metrics/history.js';
 import type { Scope } from '../src/modules/metrics/metrics.repo.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
 import { seedPayments, type MetricsSeed } from './seed-metrics.js';
-import { benchDatabase, cpuReader } from './server.js';
+import { benchDatabase, cpuReader, measuredRun } from './server.js';
 import { counts, env, int, onlyScenarios, runBench } from './knobs.js';
 
 const members = int('BENCH_MEMBERS', 833_334);
@@ -228,21 +227,8 @@ async function main() {
     /** A timed run, or `amount` requests when the route is too slow to answer enough times in one. */
     const load = async (s: Scenario, conns: number, run: { seconds: number } | { amount: number }) => {
       await waitIdle();
-      const before = cpu();
-      const result = await autocannon({ url: `${base}${s.path}`, connections: conns, timeout: timeoutS, headers, ...('amount' in run ? { amount: run.amount } : { duration: run.seconds }) });
-      const after = cpu();
-      const perRequest = (k: keyof typeof before) =>
-        before[k] === undefined || after[k] === undefined || result.requests.total === 0 ? null : Math.round(((after[k]! - before[k]!) / result.requests.total) * 100) / 100;
-      return {
-        req_per_s: Math.round((result.requests.total / result.duration) * 10) / 10,
-        latency_ms: { p50: result.latency.p50, p97_5: result.latency.p97_5, p99: result.latency.p99, max: result.latency.max },
-        // A slow route answers a handful of times in a run: its percentiles rest on this many samples.
-        requests: result.requests.total as number,
-        non_2xx: result.non2xx as number,
-        errors: result.errors as number,
-        timeouts: result.timeouts as number,
-        cpu_ms_per_request: { server: perRequest('server'), postgres: perRequest('postgres') },
-      };
+      // A slow route answers a handful of times in a run: its percentiles rest on `requests` samples.
+      return measuredRun(cpu, { url: `${base}${s.path}`, connections: conns, timeout: timeoutS, headers, ...('amount' in run ? { amount: run.amount } : { duration: run.seconds }) }, 'total');
     };
 
     const failures: string[] = [];

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
 import { cpuMs } from './cpu.js';
@@ -40,6 +41,28 @@ export function cpuReader(serverPid: number, dbName: string) {
     server: cpuMs((pid) => pid === serverPid),
     postgres: cpuMs((_pid, cmdline) => cmdline.startsWith('postgres:') && cmdline.includes(` ${dbName} `)),
   });
+}
+
+/**
+ * One autocannon run and what it cost: req/s (autocannon's per-second average, or `total` /
+ * duration for a run of a fixed number of slow requests), latency percentiles, what failed,
+ * and the CPU per request of the server and of PostgreSQL.
+ */
+export async function measuredRun(cpu: ReturnType<typeof cpuReader>, options: Record<string, unknown>, rate: 'average' | 'total' = 'average') {
+  const before = cpu();
+  const result = await autocannon(options);
+  const after = cpu();
+  const perRequest = (k: keyof typeof before) =>
+    before[k] === undefined || after[k] === undefined || result.requests.total === 0 ? null : Math.round(((after[k]! - before[k]!) / result.requests.total) * 100) / 100;
+  return {
+    req_per_s: Math.round((rate === 'total' ? result.requests.total / result.duration : result.requests.average) * 10) / 10,
+    latency_ms: { p50: result.latency.p50, p97_5: result.latency.p97_5, p99: result.latency.p99, max: result.latency.max },
+    requests: result.requests.total as number,
+    non_2xx: result.non2xx as number,
+    errors: result.errors as number,
+    timeouts: result.timeouts as number,
+    cpu_ms_per_request: { server: perRequest('server'), postgres: perRequest('postgres') },
+  };
 }
 
 async function waitForReady(url: string) {
