@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { expect } from 'vitest';
 import { newId } from '../src/db/ids.js';
 import type { SubscriptionStatus } from '../src/db/types.js';
+import { createMetricsAggregates } from '../src/modules/metrics/aggregates.js';
 import { createMembershipRepo } from '../src/modules/subscriptions/membership.repo.js';
 import { createCommunity, createTier, json, uniq, type TestApp, type TestCreator } from './helpers.js';
 
@@ -43,6 +44,9 @@ export async function mirrorSubscription(
       status: input.status,
       cancel_at_period_end: input.cancelAtPeriodEnd ?? false,
       tier_id: where.tierId,
+      community_id: where.communityId,
+      ...(input.priceCents !== undefined ? { price_cents: input.priceCents } : {}),
+      ...(input.billingPeriod ? { billing_period: input.billingPeriod } : {}),
       ...(input.endedAt ? { ended_at: input.endedAt, canceled_at: input.endedAt } : {}),
     };
     if (where.id) {
@@ -53,19 +57,19 @@ export async function mirrorSubscription(
         .values({
           id,
           creator_id: creator.id,
-          community_id: where.communityId,
           member_id: where.memberId,
-          price_cents: input.priceCents ?? 4990,
-          billing_period: input.billingPeriod ?? 'monthly',
           processor_subscription_id: `sub_test_${uniq()}`,
           created_at: input.createdAt ?? new Date(),
           ...values,
+          price_cents: input.priceCents ?? 4990,
+          billing_period: input.billingPeriod ?? 'monthly',
         })
         .execute();
     }
     const repo = createMembershipRepo();
     await repo.recordChange(creator.id, id, trx);
     await repo.refresh(creator.id, where.memberId, where.communityId, trx);
+    await createMetricsAggregates().refresh(creator.id, where.memberId, trx);
   });
   return id;
 }

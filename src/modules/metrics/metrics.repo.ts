@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Executor } from '../../db/tx.js';
+import { ALL_COMMUNITIES } from './aggregates.js';
 
 /** Where the figures are taken: all of a creator's communities, or one of them. */
 export interface Scope {
@@ -36,48 +37,69 @@ export interface TierFigures {
 }
 
 /**
- * The creator metrics, computed from the subscription mirror, the payments and refunds
- * mirrors and the member directory (DESIGN §7 definitions; each is spelled out in the
- * OpenAPI description of its field, metrics.schemas.ts).
+ * The creator metrics (DESIGN §7 definitions; each is spelled out in the OpenAPI description of
+ * its field, metrics.schemas.ts), read from the counters the subscription mirror keeps
+ * (aggregates.ts, migrations/0017) rather than by scanning the mirror: a summary at a million
+ * subscriptions is a few dozen counter rows and the spells of two partial days.
  *
- * A subscription *pays* while it is active (cancel at period end included) or past_due: it
- * is in MRR. A member is *live* while they hold a subscription that is not canceled. A
- * canceled subscription ended at `ended_at` (the processor's time), else `canceled_at`.
+ * A member is *live* in a scope while a spell of theirs is open there; *paying* while they hold
+ * an active (cancel at period end included) or past_due subscription, which is in MRR.
  */
 export function createMetricsRepo(db: Db) {
-  const inScope = (s: Scope, alias: string) =>
-    sql`${sql.ref(`${alias}.creator_id`)} = ${s.creatorId} and (${s.communityId ?? null}::uuid is null or ${sql.ref(`${alias}.community_id`)} = ${s.communityId ?? null}::uuid)`;
+  const scopeId = (s: Scope) => s.communityId ?? ALL_COMMUNITIES;
+  const tiersOf = (s: Scope) =>
+    sql`t.creator_id = ${s.creatorId} and (${s.communityId ?? null}::uuid is null or t.community_id = ${s.communityId ?? null}::uuid)`;
+  const membersColumn = (s: Scope) => sql.ref(s.communityId ? 'mt.members_community' : 'mt.members_all');
 
   return {
+    /**
+     * Live members now and the spells that started and ended since `w.from`: 30 day rows, plus
+     * the spells of the partial day `w.from` falls in. Members live at the window's start are
+     * those live now, less spells started since, plus spells ended since (a member's spells do
+     * not overlap); lost are members whose last spell ended in the window; new follows from
+     * new − lost = live now − live at the start.
+     */
     async subscribers(scope: Scope, w: Window, trx: Executor = db): Promise<SubscriberFigures> {
-      const { rows } = await sql<SubscriberFigures>`
-        with s as (
-          select s.member_id, s.status, s.price_cents, s.billing_period, s.created_at,
-                 case when s.status = 'canceled' then coalesce(s.ended_at, s.canceled_at, s.updated_at) end as ended_at
-          from subscriptions s where ${inScope(scope, 's')}
-        ),
-        m as (
-          select member_id,
-                 bool_or(status in ('active', 'past_due')) as paying,
-                 bool_or(status = 'trialing') as trialing,
-                 bool_or(status <> 'canceled') as live,
-                 bool_or(created_at <= ${w.from} and (ended_at is null or ended_at > ${w.from})) as live_at_start,
-                 -- Any live spell in the window that did not start before it began with a subscription
-                 -- created in it: first subscriptions, and members coming back.
-                 bool_or(created_at > ${w.from}) as started_in_window,
-                 max(ended_at) as last_ended_at
-          from s group by member_id
-        )
-        select (count(*) filter (where paying))::int as active_subscribers,
-               (count(*) filter (where trialing and not paying))::int as trialing,
-               (select coalesce(sum(monthly_cents(price_cents, billing_period)), 0) from s where status in ('active', 'past_due'))::bigint as mrr_cents,
-               (count(*) filter (where started_in_window and not live_at_start))::int as new_subscribers,
-               (count(*) filter (where not live and last_ended_at > ${w.from}))::int as lost_subscribers,
-               (count(*) filter (where live_at_start))::int as live_at_start,
-               (count(*) filter (where live and exists (
-                  select 1 from creator_members cm where cm.creator_id = ${scope.creatorId} and cm.member_id = m.member_id and cm.last_active_at > ${w.from})))::int as engaged
-        from m`.execute(trx);
-      return rows[0]!;
+      const sid = scopeId(scope);
+      const d0 = w.from.toISOString().slice(0, 10);
+      const edge = new Date(Date.parse(`${d0}T00:00:00Z`) + 86_400_000);
+      const inEdge = (col: string) => sql`${sql.ref(`x.${col}`)} > ${w.from} and ${sql.ref(`x.${col}`)} < ${edge}`;
+      const { rows } = await sql<{ paying: number; trialing: number; mrr_cents: string; starts: number; ends: number; final_ends: number }>`
+        select
+          (select coalesce(sum(${membersColumn(scope)}), 0) from tiers t join metrics_tiers mt on mt.creator_id = t.creator_id and mt.tier_id = t.id where ${tiersOf(scope)})::int as paying,
+          (select coalesce(sum(mt.mrr_cents), 0) from tiers t join metrics_tiers mt on mt.creator_id = t.creator_id and mt.tier_id = t.id where ${tiersOf(scope)})::bigint as mrr_cents,
+          coalesce((select trialing from metrics_scopes where creator_id = ${scope.creatorId} and scope_id = ${sid}), 0) as trialing,
+          ((select coalesce(sum(starts), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
+           + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('started_at')}))::int as starts,
+          ((select coalesce(sum(ends), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
+           + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('ended_at')}))::int as ends,
+          ((select coalesce(sum(final_ends), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
+           + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('ended_at')}
+                and not exists (select 1 from metrics_spells y where y.creator_id = x.creator_id and y.scope_id = x.scope_id
+                                and y.member_id = x.member_id and y.started_at > x.started_at)))::int as final_ends`.execute(trx);
+      const r = rows[0]!;
+      const live = r.paying + r.trialing;
+      const liveAtStart = live - r.starts + r.ends;
+      return {
+        active_subscribers: r.paying,
+        trialing: r.trialing,
+        mrr_cents: r.mrr_cents,
+        new_subscribers: r.final_ends + live - liveAtStart,
+        lost_subscribers: r.final_ends,
+        live_at_start: liveAtStart,
+        engaged: await this.engaged(scope, w, trx),
+      };
+    },
+
+    /** Live members of the scope with activity (creator-wide, DESIGN §7) after `w.from`. */
+    async engaged(scope: Scope, w: Window, trx: Executor = db): Promise<number> {
+      const { rows } = scope.communityId
+        ? await sql<{ n: number }>`select count(*)::int as n from creator_members cm
+            join community_members m on m.creator_id = cm.creator_id and m.member_id = cm.member_id and m.community_id = ${scope.communityId}
+            where cm.creator_id = ${scope.creatorId} and cm.last_active_at > ${w.from} and m.state <> 'churned'`.execute(trx)
+        : await sql<{ n: number }>`select count(*)::int as n from creator_members cm
+            where cm.creator_id = ${scope.creatorId} and cm.last_active_at > ${w.from} and cm.state <> 'churned'`.execute(trx);
+      return rows[0]!.n;
     },
 
     /**
@@ -87,18 +109,9 @@ export function createMetricsRepo(db: Db) {
      */
     async tierMix(scope: Scope, trx: Executor = db): Promise<TierFigures[]> {
       const { rows } = await sql<TierFigures>`
-        with paying as (
-          select s.member_id, s.tier_id, monthly_cents(s.price_cents, s.billing_period) as mrr, s.created_at, s.id
-          from subscriptions s where ${inScope(scope, 's')} and s.status in ('active', 'past_due')
-        ),
-        -- Materialized: computed and sorted once, not once per tier below.
-        home as materialized (
-          select distinct on (member_id) member_id, tier_id from paying order by member_id, mrr desc, created_at desc, id desc
-        )
-        select t.id as tier_id, t.name,
-               (select count(*) from home h where h.tier_id = t.id)::int as members,
-               (select coalesce(sum(p.mrr), 0) from paying p where p.tier_id = t.id)::bigint as mrr_cents
-        from tiers t where ${inScope(scope, 't')}
+        select t.id as tier_id, t.name, coalesce(${membersColumn(scope)}, 0)::int as members, coalesce(mt.mrr_cents, 0)::bigint as mrr_cents
+        from tiers t left join metrics_tiers mt on mt.creator_id = t.creator_id and mt.tier_id = t.id
+        where ${tiersOf(scope)}
         order by mrr_cents desc, members desc, t.created_at, t.id`.execute(trx);
       return rows;
     },
@@ -106,11 +119,9 @@ export function createMetricsRepo(db: Db) {
     /** Gross charges paid this UTC month minus refunds made this month (failed or canceled refunds aside). */
     async monthRevenue(scope: Scope, w: Window, trx: Executor = db): Promise<string> {
       const { rows } = await sql<{ cents: string }>`
-        select ((select coalesce(sum(p.amount_cents), 0) from payments p join subscriptions s on s.id = p.subscription_id
-                 where p.creator_id = ${scope.creatorId} and ${inScope(scope, 's')} and p.paid_at >= ${w.monthStart} and p.paid_at < ${w.nextMonthStart})
-              - (select coalesce(sum(r.amount_cents), 0) from refunds r join subscriptions s on s.id = r.subscription_id
-                 where r.creator_id = ${scope.creatorId} and ${inScope(scope, 's')} and r.created_at >= ${w.monthStart} and r.created_at < ${w.nextMonthStart}
-                   and r.status not in ('failed', 'canceled')))::bigint as cents`.execute(trx);
+        select coalesce(sum(charged_cents - refunded_cents), 0)::bigint as cents from metrics_revenue
+        where creator_id = ${scope.creatorId} and (${scope.communityId ?? null}::uuid is null or community_id = ${scope.communityId ?? null}::uuid)
+          and month = ${w.monthStart.toISOString().slice(0, 10)}::date`.execute(trx);
       return rows[0]!.cents;
     },
 
@@ -133,22 +144,36 @@ export function createMetricsRepo(db: Db) {
     },
 
     /**
-     * Retention cells of cohorts by first subscription in the scope: per cohort (index into
-     * `starts`) and each period from its own to the last, the members of the cohort holding a
-     * subscription not canceled at that period's end (the current period: at `now`).
+     * Retention cells of cohorts by first spell in the scope: per cohort (index into `starts`)
+     * and each period from its own to the last, the members of the cohort live at that period's
+     * end (the current period: at `now`). Live at an instant t = spells started at or before t
+     * less spells ended at or before t: the kept counts per period give "before the period's
+     * end", the spells starting or ending exactly at an end (or, in the current period, after
+     * `now`) correct them.
      */
-    async cohortCells(scope: Scope, starts: Date[], ends: Date[], now: Date, trx: Executor = db) {
-      const live = (at: ReturnType<typeof sql>) => sql`exists (select 1 from subscriptions s where ${inScope(scope, 's')} and s.member_id = c.member_id
-        and s.created_at <= ${at} and (s.status <> 'canceled' or coalesce(s.ended_at, s.canceled_at, s.updated_at) > ${at}))`;
-      const { rows } = await sql<{ cohort: number; period: number; size: number; retained: number }>`
-        with b as (select start_at, end_at, n::int - 1 as n from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) with ordinality as b(start_at, end_at, n)),
-        first as (select s.member_id, min(s.created_at) as first_at from subscriptions s where ${inScope(scope, 's')} group by s.member_id),
-        c as (select f.member_id, b.n as cohort from first f join b on f.first_at >= b.start_at and f.first_at < b.end_at)
-        select c.cohort, b.n as period, count(*)::int as size,
-               (count(*) filter (where ${live(sql`least(b.end_at, ${now}::timestamptz)`)}))::int as retained
-        from c join b on b.n >= c.cohort
-        group by c.cohort, b.n order by c.cohort, b.n`.execute(trx);
-      return rows;
+    async cohortCells(scope: Scope, period: 'week' | 'month', starts: Date[], ends: Date[], now: Date, trx: Executor = db) {
+      const sid = scopeId(scope);
+      const day = (d: Date) => d.toISOString().slice(0, 10);
+      const last = ends[ends.length - 1]!;
+      const { rows: buckets } = await sql<{ cohort: string; at: string; members: number; starts: number; ends: number }>`
+        select cohort::text, at::text, members, starts, ends from metrics_cohorts
+        where creator_id = ${scope.creatorId} and scope_id = ${sid} and period = ${period} and cohort >= ${day(starts[0]!)}::date and at < ${day(last)}::date
+        order by cohort, at`.execute(trx);
+      // Spells of the scope that start or end exactly at a past period's end, or after `now` in the current period.
+      const exact = ends.slice(0, -1);
+      const { rows: fixes } = await sql<{ cohort: string; at_ms: number | null; delta: number }>`
+        select period_start(${period}, m.first_started_at)::text as cohort, (extract(epoch from x.at) * 1000)::float8 as at_ms, sum(x.delta)::int as delta from (
+          select member_id, started_at as at, 1 as delta from metrics_spells where creator_id = ${scope.creatorId} and scope_id = ${sid} and started_at = any(${exact}::timestamptz[])
+          union all
+          select member_id, ended_at, -1 from metrics_spells where creator_id = ${scope.creatorId} and scope_id = ${sid} and ended_at = any(${exact}::timestamptz[])
+          union all
+          select member_id, null, -1 from metrics_spells where creator_id = ${scope.creatorId} and scope_id = ${sid} and started_at > ${now} and started_at < ${last}
+          union all
+          select member_id, null, 1 from metrics_spells where creator_id = ${scope.creatorId} and scope_id = ${sid} and ended_at > ${now} and ended_at < ${last}
+        ) x join metrics_members m on m.creator_id = ${scope.creatorId} and m.scope_id = ${sid} and m.member_id = x.member_id
+        where m.first_started_at >= ${starts[0]!}
+        group by 1, 2`.execute(trx);
+      return { buckets, fixes };
     },
 
     /** The community's running challenges with the most participants (ties: newest start). */

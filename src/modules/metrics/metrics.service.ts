@@ -86,14 +86,27 @@ export function createMetricsService({ db, metrics, communities, history, now }:
       const at = now();
       const starts = periodStarts(at, query.period, query.periods);
       const ends = starts.map((_, i) => starts[i + 1] ?? shift(starts[i]!, query.period, 1));
-      const cells = await metrics.cohortCells({ creatorId, communityId: query.community_id }, starts, ends, at);
+      const { buckets, fixes } = await metrics.cohortCells({ creatorId, communityId: query.community_id }, query.period, starts, ends, at);
+      const day = (d: Date) => d.toISOString().slice(0, 10);
+      const keys = starts.map(day);
+      const endKeys = ends.map((e) => e.getTime());
       return {
         period: query.period,
         cohorts: starts.map((start, i) => {
-          const own = cells.filter((c) => c.cohort === i);
-          const size = own[0]?.size ?? 0;
-          const later = own.filter((c) => c.period > i).map((c) => Math.round((c.retained * 1000) / size) / 10);
-          return { cohort_start: start.toISOString(), size, retention_pct: size ? [100, ...later] : [] };
+          const own = buckets.filter((b) => b.cohort === keys[i]);
+          const size = own.find((b) => b.at === keys[i])?.members ?? 0;
+          if (size === 0) return { cohort_start: start.toISOString(), size, retention_pct: [] };
+          const later: number[] = [];
+          for (let k = i + 1; k < starts.length; k++) {
+            let live = own.filter((b) => b.at <= keys[k]!).reduce((n, b) => n + b.starts - b.ends, 0);
+            const current = k === starts.length - 1;
+            for (const f of fixes) {
+              if (f.cohort !== keys[i]) continue;
+              if (current ? f.at_ms === null : f.at_ms === endKeys[k]) live += f.delta;
+            }
+            later.push(Math.round((live * 1000) / size) / 10);
+          }
+          return { cohort_start: start.toISOString(), size, retention_pct: [100, ...later] };
         }),
       };
     },

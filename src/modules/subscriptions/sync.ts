@@ -6,6 +6,7 @@ import { newId } from '../../db/ids.js';
 import type { Executor } from '../../db/tx.js';
 import type { BillingPeriod, SubscriptionStatus } from '../../db/types.js';
 import type { Processor } from '../../processor/processor.js';
+import { createMetricsAggregates } from '../metrics/aggregates.js';
 import { createMembershipRepo } from './membership.repo.js';
 
 /**
@@ -43,6 +44,7 @@ const toDate = (unix: number | null | undefined) => (unix ? new Date(unix * 1000
 
 export function createSubscriptionSync({ db, processor, logger }: { db: Db; processor: Processor; logger: Logger }) {
   const membership = createMembershipRepo();
+  const aggregates = createMetricsAggregates();
   async function nextSeq(): Promise<number> {
     const { rows } = await sql<{ seq: number }>`select nextval('processor_sync_seq')::bigint as seq`.execute(db);
     return Number(rows[0]!.seq);
@@ -99,7 +101,7 @@ export function createSubscriptionSync({ db, processor, logger }: { db: Db; proc
     };
     const before = await trx
       .selectFrom('subscriptions')
-      .select(['id', 'status', 'cancel_at_period_end', 'current_period_end', 'price_cents', 'tier_id', 'synced_seq'])
+      .select(['id', 'status', 'cancel_at_period_end', 'current_period_end', 'price_cents', 'billing_period', 'tier_id', 'canceled_at', 'ended_at', 'synced_seq'])
       .where('processor_subscription_id', '=', sub.id)
       .forUpdate()
       .executeTakeFirst();
@@ -131,12 +133,17 @@ export function createSubscriptionSync({ db, processor, logger }: { db: Db; proc
       before.status !== values.status ||
       before.cancel_at_period_end !== values.cancel_at_period_end ||
       Number(before.price_cents) !== values.price_cents ||
+      before.billing_period !== values.billing_period ||
       before.tier_id !== values.tier_id ||
-      before.current_period_end?.getTime() !== values.current_period_end?.getTime();
-    // What follows from the mirror, in its transaction: the subscription's history and the member directory.
+      before.current_period_end?.getTime() !== values.current_period_end?.getTime() ||
+      before.canceled_at?.getTime() !== values.canceled_at?.getTime() ||
+      before.ended_at?.getTime() !== values.ended_at?.getTime();
+    // What follows from the mirror, in its transaction: the subscription's history, the member
+    // directory and the creator metrics' counters.
     if (written && changed) {
       await membership.recordChange(creator.id, id, trx);
       await membership.refresh(creator.id, member.member_id, tierPrice.community_id, trx);
+      await aggregates.refresh(creator.id, member.member_id, trx);
     }
     return { id, changed };
   }
