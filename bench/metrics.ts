@@ -9,7 +9,8 @@
  * Seeds a fresh database (BENCH_DATABASE_URL's server, database `tribes_metrics_bench_<time>`,
  * dropped afterwards unless kept) through bench/seed-members.ts (~1.2 subscriptions per member,
  * hence the default member count) and bench/seed-metrics.ts (a paid invoice per billing period
- * and ~1% refunds; BENCH_PAYMENTS=0 skips them). Fills the daily history once with the job
+ * and ~1% refunds; BENCH_PAYMENTS=0 skips them). Computes the metrics' counters as
+ * reconciliation does (timed; on a kept database, a check that finds nothing to fix). Fills the daily history once with the job
  * itself (src/modules/metrics/history.ts, off in the bench server), timed: the last
  * BENCH_HISTORY_DAYS days (default 30: the job pairs every day with every subscription, ~5 min
  * at 1M; 90 fills history_90's whole range, ~3x that; 0 = everything the job would backfill,
@@ -34,6 +35,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createMetricsAggregates } from '../src/modules/metrics/aggregates.js';
 import { createMetricsHistory, utcDay } from '../src/modules/metrics/history.js';
 import type { Scope } from '../src/modules/metrics/metrics.repo.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
@@ -155,6 +158,25 @@ async function fillHistory(url: string, creatorId: string, days: number) {
   }
 }
 
+/**
+ * The seeders write subscriptions around the mirror, so the metrics' counters are computed the
+ * way reconciliation does (metrics/aggregates.ts rebuild), timed: on a fresh seed it writes them
+ * all; on a kept database that is up to date it finds nothing to fix (and migrates one seeded
+ * before the counters existed).
+ */
+async function rebuildCounters(url: string, creatorId: string) {
+  const { db, close } = connectPostgres({ url, poolMax: 1, statementTimeoutMs: 3_600_000 });
+  try {
+    await migrateToLatest(db);
+    const started = performance.now();
+    const fixed = await db.transaction().execute((trx) => createMetricsAggregates().rebuild(creatorId, trx));
+    await sql`vacuum analyze metrics_spells, metrics_members, metrics_days, metrics_cohorts, metrics_tiers, metrics_scopes`.execute(db);
+    return { rows_fixed: fixed, s: Math.round((performance.now() - started) / 100) / 10 };
+  } finally {
+    await close();
+  }
+}
+
 async function seed(url: string): Promise<Fixture> {
   const started = Date.now();
   const main = await seedMembers(url, { members });
@@ -196,6 +218,8 @@ async function main() {
         console.error(`kept database ${dbName}; rerun with BENCH_DB=${dbName} (fixture in ${fixtureFile})`);
       }
     }
+    const counters = await rebuildCounters(db.url, fixture.main.creator_id);
+    console.error(`counters: ${JSON.stringify(counters)}`);
     // On a kept database the job only catches up the days since its last run.
     const history = await fillHistory(db.url, fixture.main.creator_id, historyDays);
     console.error(`history: ${JSON.stringify(history)}`);
@@ -272,6 +296,7 @@ async function main() {
           payments: fixture.money?.payments ?? 0,
           refunds: fixture.money?.refunds ?? 0,
           seed_s: db.reused ? null : fixture.seed_s,
+          counters_rebuild: counters,
           history_backfill: history,
           connections: connectionCounts,
           run: { duration_s: duration, warmup_s: warmup, min_requests: minRequests, request_timeout_s: timeoutS },

@@ -81,14 +81,22 @@ create table metrics_members (
   tier_mrr jsonb,
   -- The start of their first spell: their cohort. Null: never live.
   first_started_at timestamptz,
+  -- The UTC day of their last activity (creator_members.last_active_at) as last folded into
+  -- metrics_days.active: by the mirror for this member, and by a job for everyone who was
+  -- active since its previous run. Null: never active.
+  active_day date,
   primary key (creator_id, scope_id, member_id)
 );
 
--- Per scope: members trialing (paying members and MRR are the sums of metrics_tiers).
+-- Per scope: members trialing (paying members and MRR are the sums of metrics_tiers). The
+-- "all" row is also the creator's lock for every change of these counters, and says when
+-- activity was last folded into them (members active since then are counted from
+-- creator_members directly).
 create table metrics_scopes (
   creator_id uuid not null,
   scope_id uuid not null,
   trialing int not null default 0,
+  activity_folded_at timestamptz,
   primary key (creator_id, scope_id)
 );
 
@@ -104,8 +112,9 @@ create table metrics_tiers (
 );
 
 -- Per scope and UTC day: spells that started, that ended, and that ended as the member's
--- last (they are not live now). A 30-day window sums 30 of these and counts its two partial
--- days from metrics_spells.
+-- last (they are not live now), and live members whose last activity (as folded) fell on it.
+-- A 30-day window sums 30 of these and counts its partial day from metrics_spells and
+-- creator_members.
 create table metrics_days (
   creator_id uuid not null,
   scope_id uuid not null,
@@ -113,6 +122,7 @@ create table metrics_days (
   starts int not null default 0,
   ends int not null default 0,
   final_ends int not null default 0,
+  active int not null default 0,
   primary key (creator_id, scope_id, day)
 );
 

@@ -44,6 +44,8 @@ export interface Config {
   challengeRankingIntervalMs: number;
   /** How often a node fills the daily metrics history's missing days (done once a day per scope); 0 turns the schedule off. */
   metricsHistoryIntervalMs: number;
+  /** How often a node folds recent member activity into the creator metrics' day counts; 0 turns the schedule off. */
+  metricsFoldIntervalMs: number;
   /** Smallest manual payout, in cents. */
   manualPayoutMinCents: number;
   /** Where catalog exercise videos live: an exercise's `video_url` is this base + `/` + its slug. */
@@ -195,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileIntervalMs: intFrom(env, 'RECONCILE_INTERVAL_MS', 15 * 60_000, 0, 7 * 86_400_000),
     challengeRankingIntervalMs: intFrom(env, 'CHALLENGE_RANKING_INTERVAL_MS', 5 * 60_000, 0, 86_400_000),
     metricsHistoryIntervalMs: intFrom(env, 'METRICS_HISTORY_INTERVAL_MS', 15 * 60_000, 0, 86_400_000),
+    metricsFoldIntervalMs: intFrom(env, 'METRICS_FOLD_INTERVAL_MS', 60_000, 0, 86_400_000),
     manualPayoutMinCents: intFrom(env, 'MANUAL_PAYOUT_MIN_CENTS', 100, 1, 100_000_000),
     exerciseVideoBaseUrl: videoBaseFrom(env),
     membersExactCountLimit: intFrom(env, 'MEMBERS_EXACT_COUNT_LIMIT', 10_000, 1, 10_000_000),

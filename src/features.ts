@@ -76,6 +76,7 @@ import { createViewRecorder } from './modules/posts/views.js';
 import { createMetricsRepo } from './modules/metrics/metrics.repo.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { createMetricsService } from './modules/metrics/metrics.service.js';
+import { createMetricsAggregates } from './modules/metrics/aggregates.js';
 import { createMetricsHistory } from './modules/metrics/history.js';
 import { webhookEventsRoutes } from './modules/webhooks/webhook-events.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
@@ -83,6 +84,7 @@ import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 // One node at a time reconciles: the others skip a round while this lock is held.
 const RECONCILE_LOCK_ID = 7_321_004_118;
 const METRICS_HISTORY_LOCK_ID = 7_321_004_119;
+const METRICS_FOLD_LOCK_ID = 7_321_004_120;
 
 /**
  * Every feature module with its dependencies: services built once, routes registered under
@@ -122,7 +124,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const checkoutRepo = createCheckoutRepo(db);
   const payoutsRepo = createPayoutsRepo(db);
   const communitiesRepo = createCommunitiesRepo(db);
-  const sync = createSubscriptionSync({ db, processor, logger });
+  const sync = createSubscriptionSync({ db, processor, logger, now });
   const subscriptions = createSubscriptionsService({ db, subscriptions: createSubscriptionsRepo(db), creators, processor, sync, logger });
   const communities = createCommunitiesService({
     db,
@@ -142,7 +144,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
     maxConcurrent: config.webhooks.concurrency,
   });
   app.gaugeMetric('webhook_events_dead', 'Processor events parked after their last attempt (GET /api/v1/admin/webhook-events?status=dead)', () => inbox.deadCount());
-  const reconciler = createReconciler({ db, creators, communities: communitiesRepo, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger });
+  const reconciler = createReconciler({ db, creators, communities: communitiesRepo, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger, now });
   app.decorate('reconciler', reconciler);
   const checkout = createCheckoutService({ db, checkout: checkoutRepo, processor, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
   const tiers = createTiersService({
@@ -172,6 +174,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const views = createViewRecorder(db, { onBatch: app.batchSizeMetric('post_view') });
   const memberPosts = createMemberPostsService({ db, posts: postsRepo, engagement, activity: createActivityRepo(), views, now });
   const history = createMetricsHistory({ db, now });
+  const aggregates = createMetricsAggregates({ now });
   app.decorate('metricsHistory', history);
   const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), challenges, now });
 
@@ -235,8 +238,12 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const fillHistory = () => runExclusive(database, METRICS_HISTORY_LOCK_ID, () => history.run());
   if (config.metricsHistoryIntervalMs > 0) tasks.run('metrics history', fillHistory);
   const stopHistory = config.metricsHistoryIntervalMs > 0 ? every(config.metricsHistoryIntervalMs, fillHistory, logger, 'metrics history') : async () => {};
+  // Recent member activity into the metrics' day counts, so a summary counts few members one by one.
+  const foldActivity = () => runExclusive(database, METRICS_FOLD_LOCK_ID, () => aggregates.foldAll(db));
+  if (config.metricsFoldIntervalMs > 0) tasks.run('metrics counters', () => runExclusive(database, METRICS_FOLD_LOCK_ID, () => aggregates.buildMissing(db)));
+  const stopFolding = config.metricsFoldIntervalMs > 0 ? every(config.metricsFoldIntervalMs, foldActivity, logger, 'metrics activity fold') : async () => {};
   app.addHook('onClose', async () => {
-    await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking(), stopHistory()]);
+    await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking(), stopHistory(), stopFolding()]);
     await tasks.idle();
   });
 }

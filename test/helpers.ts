@@ -56,7 +56,7 @@ export async function buildTestApp(
   } = {},
 ): Promise<TestApp> {
   const database = opts.database ?? (await openTestDatabase());
-  const config = testConfig({ reconcileIntervalMs: 0, challengeRankingIntervalMs: 0, metricsHistoryIntervalMs: 0, ...opts.config });
+  const config = testConfig({ reconcileIntervalMs: 0, challengeRankingIntervalMs: 0, metricsHistoryIntervalMs: 0, metricsFoldIntervalMs: 0, ...opts.config });
   const adminToken = `test_admin_${randomBase62(32)}`;
   // On a shared PostgreSQL every test file gets its own simulator schema (its own clock);
   // on PGlite the file's database copy is its own already.

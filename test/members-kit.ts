@@ -150,7 +150,11 @@ export async function insertLogs(
 
 /** Places the member's last activity with the creator (creator_members.last_active_at) where a test needs it. */
 export async function setLastActive(t: TestApp, creatorId: string, memberId: string, at: Date | null) {
-  await t.database.db.updateTable('creator_members').set({ last_active_at: at }).where('creator_id', '=', creatorId).where('member_id', '=', memberId).execute();
+  await t.database.db.transaction().execute(async (trx) => {
+    await trx.updateTable('creator_members').set({ last_active_at: at }).where('creator_id', '=', creatorId).where('member_id', '=', memberId).execute();
+    // Back-dated, so older than the metrics' last fold of activity: folded now, as the mirror would.
+    await createMetricsAggregates().refresh(creatorId, memberId, trx);
+  });
 }
 
 /** GET /api/v1/members/:id as the creator (any status code). */

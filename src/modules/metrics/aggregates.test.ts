@@ -3,8 +3,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createCommunity, createCreator, createTier, json, type TestApp, type TestCreator } from '../../../test/helpers.js';
 import { addMember, DAY_MS, mirrorSubscription } from '../../../test/members-kit.js';
+import { createActivityRepo } from '../activity/activity.js';
 import { createMetricsAggregates } from './aggregates.js';
-import { periodStarts } from './metrics.service.js';
+import { createMetricsRepo } from './metrics.repo.js';
+import { periodStarts, windowAt } from './metrics.service.js';
 
 /**
  * The counters kept by the subscription mirror (aggregates.ts) against the mirror itself:
@@ -163,7 +165,74 @@ describe('the counters the mirror keeps', () => {
     );
   }, 240_000);
 
-  it('are fixed by a rebuild that reports what it changed, and a second rebuild finds nothing', async () => {
+  it('count engaged members exactly whether their activity was folded or not, as members come, go and act', async () => {
+    type Act = { kind: 'join'; member: number; tier: number } | { kind: 'cancel'; sub: number } | { kind: 'act'; member: number } | { kind: 'fold' } | { kind: 'tick'; hours: number };
+    const act: fc.Arbitrary<Act> = fc.oneof(
+      fc.record({ kind: fc.constant('join' as const), member: fc.integer({ min: 0, max: 1 }), tier: fc.integer({ min: 0, max: 2 }) }),
+      fc.record({ kind: fc.constant('cancel' as const), sub: fc.nat() }),
+      fc.record({ kind: fc.constant('act' as const), member: fc.integer({ min: 0, max: 1 }) }),
+      fc.record({ kind: fc.constant('fold' as const) }),
+      fc.record({ kind: fc.constant('tick' as const), hours: fc.oneof(fc.integer({ min: 1, max: 96 }), fc.constant(24 * 10)) }),
+    );
+    const repo = createMetricsRepo(t.database.db);
+    const activity = createActivityRepo();
+    await fc.assert(
+      fc.asyncProperty(fc.array(act, { minLength: 1, maxLength: 25 }), async (acts) => {
+        let clock = new Date(NOW.getTime() - 31 * DAY_MS);
+        const counters = createMetricsAggregates({ now: () => clock });
+        const creator = await createCreator(t);
+        const a = await createCommunity(t, creator);
+        const b = await createCommunity(t, creator);
+        const tiers = [
+          { id: (await createTier(t, creator, a.id, { name: 'Basic', price_cents: 1000 })).id, communityId: a.id },
+          { id: (await createTier(t, creator, a.id, { name: 'Pro', price_cents: 2500 })).id, communityId: a.id },
+          { id: (await createTier(t, creator, b.id, { name: 'Club', price_cents: 2000 })).id, communityId: b.id },
+        ];
+        const members = [await addMember(t), await addMember(t)];
+        const subs: Array<{ id: string; memberId: string; tier: (typeof tiers)[number] }> = [];
+        // The creator's counters start on this clock (activity is stamped with it).
+        await t.database.db.transaction().execute((trx) => counters.fold(creator.id, trx));
+        for (const x of acts) {
+          if (x.kind === 'join') {
+            const tier = tiers[x.tier]!;
+            const id = await mirrorSubscription(t, creator, { communityId: tier.communityId, tierId: tier.id, memberId: members[x.member]! }, { status: 'active', createdAt: clock, priceCents: 1000 });
+            subs.push({ id, memberId: members[x.member]!, tier });
+          } else if (x.kind === 'cancel' && subs.length > 0) {
+            const sub = subs[x.sub % subs.length]!;
+            await mirrorSubscription(t, creator, { communityId: sub.tier.communityId, tierId: sub.tier.id, memberId: sub.memberId, id: sub.id }, { status: 'canceled', endedAt: clock });
+          } else if (x.kind === 'act') {
+            await t.database.db.transaction().execute((trx) => activity.record(creator.id, members[x.member]!, clock, trx));
+          } else if (x.kind === 'fold') {
+            await t.database.db.transaction().execute((trx) => counters.fold(creator.id, trx));
+          } else if (x.kind === 'tick') {
+            clock = new Date(Math.min(NOW.getTime(), clock.getTime() + x.hours * 3_600_000));
+          }
+        }
+        const w = windowAt(NOW);
+        const check = async () => {
+          for (const scope of [null, a.id, b.id]) {
+            const { rows } = await sql<{ n: number }>`select count(*)::int as n from creator_members cm
+              where cm.creator_id = ${creator.id} and cm.last_active_at > ${w.from} and exists (
+                select 1 from subscriptions s where s.creator_id = cm.creator_id and s.member_id = cm.member_id and s.status <> 'canceled'
+                  and (${scope}::uuid is null or s.community_id = ${scope}::uuid))`.execute(t.database.db);
+            expect(await repo.engaged({ creatorId: creator.id, communityId: scope ?? undefined }, w)).toBe(rows[0]!.n);
+          }
+        };
+        await check();
+        await t.database.db.transaction().execute((trx) => counters.fold(creator.id, trx));
+        await check();
+        await t.database.db.transaction().execute((trx) => counters.rebuild(creator.id, trx));
+        await check();
+      }),
+      {
+        numRuns: 40,
+        // Activity folded in one community, then a second joined: the new scope starts from the folded day.
+        examples: [[[{ kind: 'tick', hours: 240 }, { kind: 'join', member: 0, tier: 0 }, { kind: 'tick', hours: 2 }, { kind: 'act', member: 0 }, { kind: 'tick', hours: 2 }, { kind: 'fold' }, { kind: 'join', member: 0, tier: 2 }]]],
+      },
+    );
+  }, 240_000);
+
+  it('are fixed by reconciliation, which reports the rows it corrected, and a second run finds nothing', async () => {
     const creator = await createCreator(t);
     const a = await createCommunity(t, creator);
     const tier = (await createTier(t, creator, a.id, { name: 'Basic', price_cents: 1000 })).id;
@@ -174,8 +243,11 @@ describe('the counters the mirror keeps', () => {
     await sql`update metrics_tiers set mrr_cents = mrr_cents + 7, members_all = 5 where creator_id = ${creator.id}`.execute(t.database.db);
     await sql`delete from metrics_days where creator_id = ${creator.id}`.execute(t.database.db);
     expect((await get(creator, '/creator-metrics')).mrr_cents).toBe(1007);
-    expect(await rebuild(creator.id)).toBeGreaterThanOrEqual(3);
+    const reconcile = async () =>
+      json(await t.app.inject({ method: 'POST', url: `/api/v1/admin/reconcile?creator_id=${creator.id}`, headers: { authorization: `Bearer ${t.adminToken}` } })).data;
+    // The tier row, and the day rows of the start in each scope (its community, all communities).
+    expect((await reconcile()).metrics_rows_fixed).toBe(3);
     expect(await get(creator, '/creator-metrics')).toEqual(before);
-    expect(await rebuild(creator.id)).toBe(0);
+    expect((await reconcile()).metrics_rows_fixed).toBe(0);
   });
 });

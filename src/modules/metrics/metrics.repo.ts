@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Executor } from '../../db/tx.js';
-import { ALL_COMMUNITIES } from './aggregates.js';
+import { FOLD_MARGIN } from './aggregates.js';
+import { ALL, ALL_COMMUNITIES } from './counters.js';
 
 /** Where the figures are taken: all of a creator's communities, or one of them. */
 export interface Scope {
@@ -91,14 +92,30 @@ export function createMetricsRepo(db: Db) {
       };
     },
 
-    /** Live members of the scope with activity (creator-wide, DESIGN §7) after `w.from`. */
+    /**
+     * Live members of the scope with activity (creator-wide, DESIGN §7) after `w.from`: the
+     * folded day counts after the window's first day (metrics_days.active), corrected for the
+     * members active since the last fold (their folded day may be old), plus the members whose
+     * latest activity falls in the window's partial first day.
+     */
     async engaged(scope: Scope, w: Window, trx: Executor = db): Promise<number> {
-      const { rows } = scope.communityId
-        ? await sql<{ n: number }>`select count(*)::int as n from creator_members cm
-            join community_members m on m.creator_id = cm.creator_id and m.member_id = cm.member_id and m.community_id = ${scope.communityId}
-            where cm.creator_id = ${scope.creatorId} and cm.last_active_at > ${w.from} and m.state <> 'churned'`.execute(trx)
-        : await sql<{ n: number }>`select count(*)::int as n from creator_members cm
-            where cm.creator_id = ${scope.creatorId} and cm.last_active_at > ${w.from} and cm.state <> 'churned'`.execute(trx);
+      const sid = scopeId(scope);
+      const d0 = w.from.toISOString().slice(0, 10);
+      const edge = new Date(Date.parse(`${d0}T00:00:00Z`) + 86_400_000);
+      const live = sql`(m.trialing or m.home_tier_id is not null)`;
+      const { rows } = await sql<{ n: number }>`
+        with recent as materialized (
+          select cm.last_active_at as at, m.active_day from creator_members cm
+          join metrics_members m on m.creator_id = cm.creator_id and m.scope_id = ${sid} and m.member_id = cm.member_id
+          where cm.creator_id = ${scope.creatorId} and ${live}
+            and cm.last_active_at > (select activity_folded_at - ${FOLD_MARGIN} from metrics_scopes where creator_id = ${scope.creatorId} and scope_id = ${ALL})
+        )
+        select ((select coalesce(sum(active), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
+                - (select count(*) from recent where active_day > ${d0}::date)
+                + (select count(*) from recent where at >= ${edge})
+                + (select count(*) from creator_members cm
+                   join metrics_members m on m.creator_id = cm.creator_id and m.scope_id = ${sid} and m.member_id = cm.member_id
+                   where cm.creator_id = ${scope.creatorId} and cm.last_active_at > ${w.from} and cm.last_active_at < ${edge} and ${live}))::int as n`.execute(trx);
       return rows[0]!.n;
     },
 

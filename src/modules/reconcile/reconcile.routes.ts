@@ -19,7 +19,7 @@ export function reconcileRoutes(reconciler: Reconciler, adminToken: string): Fas
             { additionalProperties: false },
           ),
           description:
-            'Processes due webhook events, re-reads every subscription of every connected account into the mirror, and converges the subscriptions of every community to its status (pauses applied, lifted pauses finished, creator cancels kept). Answers what it checked and fixed. Also runs every RECONCILE_INTERVAL_MS.',
+            'Processes due webhook events, re-reads every subscription of every connected account into the mirror, and converges the subscriptions of every community to its status (pauses applied, lifted pauses finished, creator cancels kept), and recomputes the creator metrics counters of each creator from the mirror, fixing any difference. Answers what it checked and fixed. Also runs every RECONCILE_INTERVAL_MS.',
           response: {
             200: Ok(
               Type.Object({
@@ -31,6 +31,10 @@ export function reconcileRoutes(reconciler: Reconciler, adminToken: string): Fas
                 balance_transactions_copied: Type.Integer({ description: 'Balance transactions added to the local copy that balance answers read earnings from.' }),
                 payments_added: Type.Integer({ description: 'Paid invoices that were missing from the mirror.' }),
                 refunds_added: Type.Integer({ description: 'Refunds (made here or in the processor dashboard) that were missing from the mirror.' }),
+                metrics_rows_fixed: Type.Integer({
+                  description:
+                    "Creator-metrics counter rows (and the spells and member states they are computed from) that differed from a from-scratch recomputation over the mirror and were corrected; 0 when the kept counters were right.",
+                }),
                 events_processed: Type.Integer(),
                 errors: Type.Integer(),
               }),

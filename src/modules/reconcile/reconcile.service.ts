@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import type { Processor } from '../../processor/processor.js';
 import type { CommunitiesRepo } from '../communities/communities.repo.js';
 import type { CreatorsRepo } from '../creators/creators.repo.js';
+import { createMetricsAggregates } from '../metrics/aggregates.js';
 import type { BalanceCopy } from '../payouts/balance-copy.js';
 import type { PayoutSync } from '../payouts/payout-sync.js';
 import type { PaymentsSync } from '../subscriptions/payments-sync.js';
@@ -19,6 +20,7 @@ export interface ReconcileReport {
   balance_transactions_copied: number;
   payments_added: number;
   refunds_added: number;
+  metrics_rows_fixed: number;
   events_processed: number;
   errors: number;
 }
@@ -26,8 +28,9 @@ export interface ReconcileReport {
 /**
  * Compares the mirror with the processor and heals drift, so a lost webhook costs nothing:
  * replays due inbox events, re-reads every subscription, payout, paid invoice and refund of
- * every connected account, copies the balance transactions the local copy lacks, and
- * re-applies community pauses the processor does not reflect yet.
+ * every connected account, copies the balance transactions the local copy lacks,
+ * re-applies community pauses the processor does not reflect yet, and recomputes the creator
+ * metrics' counters from the mirror (metrics/aggregates.ts).
  */
 export function createReconciler(deps: {
   db: Db;
@@ -41,8 +44,11 @@ export function createReconciler(deps: {
   subscriptions: SubscriptionsService;
   inbox: Inbox;
   logger: Logger;
+  /** The clock activity is stamped with (the metrics' fold watermark). */
+  now?: () => Date;
 }) {
   const { db, creators, communities, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger } = deps;
+  const aggregates = createMetricsAggregates({ now: deps.now });
 
   async function creatorPage(afterId: string | null, only?: string) {
     return creators.withProcessorAccounts(afterId, 100, only);
@@ -64,12 +70,14 @@ export function createReconciler(deps: {
     const added = await payments.reconcile(account);
     report.payments_added += added.payments;
     report.refunds_added += added.refunds;
+    // Last, once the mirror is right: the metrics' counters recomputed from it, differences fixed.
+    report.metrics_rows_fixed += await db.transaction().execute((trx) => aggregates.rebuild(creatorId, trx));
   }
 
   return {
     /** Every creator, or only `creatorId` (an operator looking into one account). */
     async run(opts: { creatorId?: string } = {}): Promise<ReconcileReport> {
-      const report: ReconcileReport = { creators: 0, subscriptions_checked: 0, subscriptions_fixed: 0, pause_fixes: 0, payouts_fixed: 0, balance_transactions_copied: 0, payments_added: 0, refunds_added: 0, events_processed: 0, errors: 0 };
+      const report: ReconcileReport = { creators: 0, subscriptions_checked: 0, subscriptions_fixed: 0, pause_fixes: 0, payouts_fixed: 0, balance_transactions_copied: 0, payments_added: 0, refunds_added: 0, metrics_rows_fixed: 0, events_processed: 0, errors: 0 };
       report.events_processed = await inbox.drain();
       let after: string | null = null;
       for (;;) {

@@ -42,9 +42,9 @@ function billingPeriodOf(price: Stripe.Price): BillingPeriod | undefined {
 
 const toDate = (unix: number | null | undefined) => (unix ? new Date(unix * 1000) : null);
 
-export function createSubscriptionSync({ db, processor, logger }: { db: Db; processor: Processor; logger: Logger }) {
+export function createSubscriptionSync({ db, processor, logger, now }: { db: Db; processor: Processor; logger: Logger; now?: () => Date }) {
   const membership = createMembershipRepo();
-  const aggregates = createMetricsAggregates();
+  const aggregates = createMetricsAggregates({ now });
   async function nextSeq(): Promise<number> {
     const { rows } = await sql<{ seq: number }>`select nextval('processor_sync_seq')::bigint as seq`.execute(db);
     return Number(rows[0]!.seq);
