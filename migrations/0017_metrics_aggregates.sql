@@ -36,7 +36,8 @@ numbered as (
          sum(opens::int) over (partition by creator_id, scope_id, member_id order by a, b nulls last rows unbounded preceding) as n
   from flagged
 )
-select creator_id, scope_id, member_id, min(a) as started_at, case when bool_or(b is null) then null else max(b) end as ended_at
+select creator_id, scope_id, member_id, min(a) as started_at, case when bool_or(b is null) then null else max(b) end as ended_at,
+       n = max(n) over (partition by creator_id, scope_id, member_id) as last
 from numbered group by creator_id, scope_id, member_id, n;
 
 -- A member in a scope, from their subscriptions there: paying (DESIGN §7: active, cancel at
@@ -66,11 +67,13 @@ create table metrics_spells (
   member_id uuid not null,
   started_at timestamptz not null,
   ended_at timestamptz,
+  -- The member's latest spell in the scope (ended: they are not live there now).
+  last boolean not null,
   primary key (creator_id, scope_id, member_id, started_at)
 );
--- The partial days at the edges of a window are counted from the spells themselves.
+-- The partial days at the edges of a window are counted from the spells themselves, index only.
 create index metrics_spells_started_idx on metrics_spells (creator_id, scope_id, started_at);
-create index metrics_spells_ended_idx on metrics_spells (creator_id, scope_id, ended_at) where ended_at is not null;
+create index metrics_spells_ended_idx on metrics_spells (creator_id, scope_id, ended_at) include (last) where ended_at is not null;
 
 create table metrics_members (
   creator_id uuid not null,

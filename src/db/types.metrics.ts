@@ -15,6 +15,34 @@ export interface MetricsDailyTable {
   created_at: Generated<Date>;
 }
 
+/** The creator metrics' counters (migrations/0017_metrics_aggregates.sql; metrics/aggregates.ts writes them, in SQL). */
+export interface MetricsScopesTable {
+  creator_id: string;
+  /** A community, or ALL_COMMUNITIES. */
+  scope_id: string;
+  trialing: number;
+  activity_folded_at: Date | null;
+}
+
+export interface MetricsTiersTable {
+  creator_id: string;
+  tier_id: string;
+  mrr_cents: ColumnType<string, string | number, string | number>;
+  members_all: number;
+  members_community: number;
+}
+
+export interface MetricsRevenueTable {
+  creator_id: string;
+  community_id: string;
+  month: ColumnType<string, string, string>;
+  charged_cents: ColumnType<string, string | number, string | number>;
+  refunded_cents: ColumnType<string, string | number, string | number>;
+}
+
 export interface MetricsTables {
   metrics_daily: MetricsDailyTable;
+  metrics_scopes: MetricsScopesTable;
+  metrics_tiers: MetricsTiersTable;
+  metrics_revenue: MetricsRevenueTable;
 }

@@ -94,10 +94,10 @@ export function createMetricsAggregates({ now = () => new Date() }: { now?: () =
       if ((await lockCreator(creatorId, trx)).created) return rebuild(creatorId, trx, { locked: true, now });
       const { rows } = await sql<{ moved: number }>`
         with new_sp as materialized (
-          select scope_id, started_at, ended_at from metrics_spell_source where creator_id = ${creatorId} and member_id = ${memberId}
+          select scope_id, started_at, ended_at, last from metrics_spell_source where creator_id = ${creatorId} and member_id = ${memberId}
         ),
         old_sp as materialized (
-          select scope_id, started_at, ended_at from metrics_spells where creator_id = ${creatorId} and member_id = ${memberId}
+          select scope_id, started_at, ended_at, last from metrics_spells where creator_id = ${creatorId} and member_id = ${memberId}
         ),
         -- Read after the member's directory row was locked by the mirror: activity cannot move meanwhile.
         active as materialized (
@@ -112,10 +112,10 @@ export function createMetricsAggregates({ now = () => new Date() }: { now?: () =
           select scope_id, trialing, home_tier_id, tier_mrr, first_started_at, active_day from metrics_members where creator_id = ${creatorId} and member_id = ${memberId}
         ),
         sp as (
-          select 1 as sign, n.scope_id, n.started_at, n.ended_at, n.started_at = max(n.started_at) over (partition by n.scope_id) as last, m.first_started_at as first
+          select 1 as sign, n.scope_id, n.started_at, n.ended_at, n.last, m.first_started_at as first
           from new_sp n join new_m m on m.scope_id = n.scope_id
           union all
-          select -1, o.scope_id, o.started_at, o.ended_at, o.started_at = max(o.started_at) over (partition by o.scope_id), m.first_started_at
+          select -1, o.scope_id, o.started_at, o.ended_at, o.last, m.first_started_at
           from old_sp o join old_m m on m.scope_id = o.scope_id
         ),
         ms as (
@@ -170,11 +170,12 @@ export function createMetricsAggregates({ now = () => new Date() }: { now?: () =
         ),
         -- Upserted and deleted rows are disjoint (by start), so the two never touch one row.
         spells_written as (
-          insert into metrics_spells as t (creator_id, scope_id, member_id, started_at, ended_at)
-          select ${creatorId}, scope_id, ${memberId}, started_at, ended_at from new_sp n
-          where not exists (select 1 from old_sp o where o.scope_id = n.scope_id and o.started_at = n.started_at and o.ended_at is not distinct from n.ended_at)
+          insert into metrics_spells as t (creator_id, scope_id, member_id, started_at, ended_at, last)
+          select ${creatorId}, scope_id, ${memberId}, started_at, ended_at, last from new_sp n
+          where not exists (select 1 from old_sp o where o.scope_id = n.scope_id and o.started_at = n.started_at
+                              and o.ended_at is not distinct from n.ended_at and o.last = n.last)
           order by scope_id, started_at
-          on conflict (creator_id, scope_id, member_id, started_at) do update set ended_at = excluded.ended_at
+          on conflict (creator_id, scope_id, member_id, started_at) do update set ended_at = excluded.ended_at, last = excluded.last
         ),
         spells_gone as (
           delete from metrics_spells t where t.creator_id = ${creatorId} and t.member_id = ${memberId}

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Executor } from '../../db/tx.js';
 import { FOLD_MARGIN } from './aggregates.js';
-import { ALL, ALL_COMMUNITIES } from './counters.js';
+import { ALL_COMMUNITIES } from './counters.js';
 
 /** Where the figures are taken: all of a creator's communities, or one of them. */
 export interface Scope {
@@ -75,9 +75,7 @@ export function createMetricsRepo(db: Db) {
           ((select coalesce(sum(ends), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
            + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('ended_at')}))::int as ends,
           ((select coalesce(sum(final_ends), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
-           + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('ended_at')}
-                and not exists (select 1 from metrics_spells y where y.creator_id = x.creator_id and y.scope_id = x.scope_id
-                                and y.member_id = x.member_id and y.started_at > x.started_at)))::int as final_ends`.execute(trx);
+           + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('ended_at')} and x.last))::int as final_ends`.execute(trx);
       const r = rows[0]!;
       const live = r.paying + r.trialing;
       const liveAtStart = live - r.starts + r.ends;
@@ -102,19 +100,31 @@ export function createMetricsRepo(db: Db) {
       const sid = scopeId(scope);
       const d0 = w.from.toISOString().slice(0, 10);
       const edge = new Date(Date.parse(`${d0}T00:00:00Z`) + 86_400_000);
-      const live = sql`(m.trialing or m.home_tier_id is not null)`;
+      // Read first, so the planner sees how recent the fold is (a handful of members since, not a third of them).
+      const folded = await trx
+        .selectFrom('metrics_scopes')
+        .select(sql<Date | null>`activity_folded_at - ${FOLD_MARGIN}`.as('since'))
+        .where('creator_id', '=', scope.creatorId)
+        .where('scope_id', '=', ALL_COMMUNITIES)
+        .executeTakeFirst();
+      if (!folded) return 0;
+      const since = folded.since ?? new Date(0);
+      // Creator-wide, the directory row says whether the member is live (the mirror writes both in one
+      // transaction), so the partial day is counted from an index alone; in a community, per member.
+      const live = scope.communityId
+        ? sql`exists (select 1 from metrics_members m where m.creator_id = cm.creator_id and m.scope_id = ${sid} and m.member_id = cm.member_id
+                        and (m.trialing or m.home_tier_id is not null))`
+        : sql`cm.state <> 'churned'`;
       const { rows } = await sql<{ n: number }>`
         with recent as materialized (
           select cm.last_active_at as at, m.active_day from creator_members cm
           join metrics_members m on m.creator_id = cm.creator_id and m.scope_id = ${sid} and m.member_id = cm.member_id
-          where cm.creator_id = ${scope.creatorId} and ${live}
-            and cm.last_active_at > (select activity_folded_at - ${FOLD_MARGIN} from metrics_scopes where creator_id = ${scope.creatorId} and scope_id = ${ALL})
+          where cm.creator_id = ${scope.creatorId} and cm.last_active_at > ${since} and (m.trialing or m.home_tier_id is not null)
         )
         select ((select coalesce(sum(active), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
                 - (select count(*) from recent where active_day > ${d0}::date)
                 + (select count(*) from recent where at >= ${edge})
                 + (select count(*) from creator_members cm
-                   join metrics_members m on m.creator_id = cm.creator_id and m.scope_id = ${sid} and m.member_id = cm.member_id
                    where cm.creator_id = ${scope.creatorId} and cm.last_active_at > ${w.from} and cm.last_active_at < ${edge} and ${live}))::int as n`.execute(trx);
       return rows[0]!.n;
     },

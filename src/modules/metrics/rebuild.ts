@@ -29,7 +29,7 @@ export async function rebuild(creatorId: string, trx: Executor, opts: { locked?:
   let n = 0;
   // Spells and member states, as the views and the directory say they are now.
   await sql`create temporary table fresh_spells on commit drop as
-    select scope_id, member_id, started_at, ended_at from metrics_spell_source where creator_id = ${creatorId}`.execute(trx);
+    select scope_id, member_id, started_at, ended_at, last from metrics_spell_source where creator_id = ${creatorId}`.execute(trx);
   await sql`create temporary table fresh_members on commit drop as
     select v.scope_id, v.member_id, v.trialing, v.home_tier_id, v.tier_mrr, f.first_started_at, (cm.last_active_at at time zone 'UTC')::date as active_day
     from metrics_member_source v
@@ -43,12 +43,13 @@ export async function rebuild(creatorId: string, trx: Executor, opts: { locked?:
   // statement would not see each other's work on the same key.
   n += await fixed(sql`with gone as (
       delete from metrics_spells t where t.creator_id = ${creatorId} and not exists (
-        select 1 from fresh_spells f where f.scope_id = t.scope_id and f.member_id = t.member_id and f.started_at = t.started_at and f.ended_at is not distinct from t.ended_at)
+        select 1 from fresh_spells f where f.scope_id = t.scope_id and f.member_id = t.member_id and f.started_at = t.started_at
+          and f.ended_at is not distinct from t.ended_at and f.last = t.last)
       returning 1)
     select count(*)::int as n from gone`);
   n += inserted(
-    await sql`insert into metrics_spells (creator_id, scope_id, member_id, started_at, ended_at)
-      select ${creatorId}, f.scope_id, f.member_id, f.started_at, f.ended_at from fresh_spells f
+    await sql`insert into metrics_spells (creator_id, scope_id, member_id, started_at, ended_at, last)
+      select ${creatorId}, f.scope_id, f.member_id, f.started_at, f.ended_at, f.last from fresh_spells f
       on conflict (creator_id, scope_id, member_id, started_at) do nothing`.execute(trx),
   );
   n += await fixed(sql`with gone as (
@@ -66,8 +67,7 @@ export async function rebuild(creatorId: string, trx: Executor, opts: { locked?:
   // The counters the fresh spells and states add up to, against the kept ones.
   await sql`create temporary table fresh_counters on commit drop as
     with sp as (
-      select 1 as sign, s.scope_id, s.member_id, s.started_at, s.ended_at,
-             s.started_at = max(s.started_at) over (partition by s.scope_id, s.member_id) as last, m.first_started_at as first
+      select 1 as sign, s.scope_id, s.member_id, s.started_at, s.ended_at, s.last, m.first_started_at as first
       from fresh_spells s join fresh_members m on m.scope_id = s.scope_id and m.member_id = s.member_id
     ),
     ms as (select 1 as sign, scope_id, trialing, home_tier_id, tier_mrr, active_day from fresh_members),
