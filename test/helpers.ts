@@ -7,7 +7,9 @@ import { buildApp, type AppDeps } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { connectPostgres, openPglite, type DatabaseHandle } from '../src/db/client.js';
 import { isDatabaseUnavailable } from '../src/db/errors.js';
+import { newId } from '../src/db/ids.js';
 import { randomBase62 } from '../src/http/auth.js';
+import { generateMemberToken } from '../src/modules/members/member-auth.js';
 import { createProcessor, createStripeClient, type Processor } from '../src/processor/processor.js';
 import { startSimulator, type RunningSimulator } from '../src/processor/simulator/index.js';
 import type Stripe from 'stripe';
@@ -200,6 +202,20 @@ export async function createMember(t: TestApp, overrides: { name?: string; email
   if (res.statusCode !== 201) throw new Error(`member factory failed: ${res.statusCode} ${res.body}`);
   const data = json(res).data;
   return { id: data.member.id, email, password, token: data.token, headers: { authorization: `Bearer ${data.token}` } };
+}
+
+/**
+ * A member whose token is minted straight into the database: for tests that need a member
+ * with a bearer token, not a sign-up (each sign-up is a deliberately slow password hash).
+ * It has no password, so it cannot log in.
+ */
+export async function mintMember(t: TestApp, input: { name?: string; email?: string } = {}): Promise<TestMember> {
+  const id = newId();
+  const email = input.email ?? `member-${uniq()}@example.com`;
+  await t.database.db.insertInto('members').values({ id, name: input.name ?? 'Maria Silva', email }).execute();
+  const { token, hash } = generateMemberToken();
+  await sql`insert into member_tokens (id, member_id, token_hash, expires_at) values (${newId()}, ${id}, ${hash}, now() + interval '30 days')`.execute(t.database.db);
+  return { id, email, password: '', token, headers: { authorization: `Bearer ${token}` } };
 }
 
 /** The barbell bench press of the seeded catalog: a weighted exercise every creator can use. */

@@ -1,10 +1,7 @@
-import { sql } from 'kysely';
 import { expect } from 'vitest';
-import { newId } from '../src/db/ids.js';
 import type { SubscriptionStatus } from '../src/db/types.js';
-import { generateMemberToken } from '../src/modules/members/member-auth.js';
-import { addMember, mirrorSubscription, type Place } from './members-kit.js';
-import { json, type TestApp, type TestCreator, type TestMember } from './helpers.js';
+import { mirrorSubscription, type Place } from './members-kit.js';
+import { json, mintMember, type TestApp, type TestCreator, type TestMember } from './helpers.js';
 
 /** Feed fixtures: posts made and read through the creator and member APIs. */
 
@@ -101,11 +98,9 @@ export async function lockedFor(t: TestApp, member: TestMember, communityId: str
 export async function crowd(t: TestApp, creator: TestCreator, place: Place, n: number, status: SubscriptionStatus = 'active'): Promise<TestMember[]> {
   const members: TestMember[] = [];
   for (let i = 0; i < n; i++) {
-    const id = await addMember(t, { name: `Member ${i} Silva` });
-    const { token, hash } = generateMemberToken();
-    await sql`insert into member_tokens (id, member_id, token_hash, expires_at) values (${newId()}, ${id}, ${hash}, now() + interval '30 days')`.execute(t.database.db);
-    await mirrorSubscription(t, creator, { ...place, memberId: id }, { status });
-    members.push({ id, email: '', password: '', token, headers: { authorization: `Bearer ${token}` } });
+    const member = await mintMember(t, { name: `Member ${i} Silva` });
+    await mirrorSubscription(t, creator, { ...place, memberId: member.id }, { status });
+    members.push(member);
   }
   return members;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advanceDays, pay, openCheckout, subscriptionsOf } from '../../../test/billing-kit.js';
-import { buildTestApp, createCommunity, createCreator, createMember, createTier, json, type TestApp, type TestCreator } from '../../../test/helpers.js';
+import { buildTestApp, createCommunity, createCreator, createTier, json, mintMember, type TestApp, type TestCreator } from '../../../test/helpers.js';
 
 /**
  * A community's status is the desired state of its live subscriptions: paused → set to cancel
@@ -28,13 +28,28 @@ async function tribeWith(members: number): Promise<Tribe> {
   const community = await createCommunity(t, creator);
   const tier = await createTier(t, creator, community.id, { price_cents: 2000, billing_period: 'monthly' });
   for (let i = 0; i < members; i++) {
-    const opened = await openCheckout(t, await createMember(t), tier.id);
+    const opened = await openCheckout(t, await mintMember(t), tier.id);
     await pay(t, json(opened).data.processor_session_id);
   }
   const subs = (await subscriptionsOf(t, creator)).map((s) => ({ id: s.id as string, processorId: s.processor_subscription_id as string }));
   expect(subs).toHaveLength(members);
   const account = (await t.database.db.selectFrom('creators').select('processor_account_id').where('id', '=', creator.id).executeTakeFirstOrThrow()).processor_account_id!;
   return { creator, communityId: community.id, account, subs };
+}
+
+/**
+ * Ends a tribe's business at the processor once its test has checked it: its subscriptions
+ * canceled now and its payouts made manual. The simulator's clock is one for the whole file,
+ * so otherwise every later "renew" (a month's advance) would renew and pay out every tribe
+ * made before, not only the one under test.
+ */
+async function retire(x: Tribe) {
+  const opts = { stripeAccount: x.account };
+  for (const s of x.subs) {
+    if ((await t.stripe.subscriptions.retrieve(s.processorId, {}, opts)).status !== 'canceled') await t.stripe.subscriptions.cancel(s.processorId, {}, opts);
+  }
+  await t.stripe.accounts.update(x.account, { settings: { payouts: { schedule: { interval: 'manual' } } } });
+  await t.app.tasks.idle();
 }
 
 const pause = (x: Tribe) => t.app.inject({ method: 'DELETE', url: `/api/v1/communities/${x.communityId}`, headers: x.creator.headers });
@@ -61,6 +76,7 @@ describe('pause and resume', () => {
     expect((await resume(x)).statusCode).toBe(200);
     await t.app.tasks.idle();
     expect(await states(x)).toEqual(x.subs.map((s) => ({ id: s.id, atProcessor: false, mirrored: false })));
+    await retire(x);
   });
 
   it("never undo a creator's own cancel made during the pause", async () => {
@@ -74,6 +90,7 @@ describe('pause and resume', () => {
       { id: x.subs[0]!.id, atProcessor: true, mirrored: true },
       { id: x.subs[1]!.id, atProcessor: false, mirrored: false },
     ]);
+    await retire(x);
   });
 
   it('are finished by reconciliation when the process died before carrying a resume to the processor', async () => {
@@ -84,6 +101,7 @@ describe('pause and resume', () => {
     await t.database.db.updateTable('communities').set({ status: 'active', paused_at: null }).where('id', '=', x.communityId).execute();
     await t.app.reconciler.run({ creatorId: x.creator.id });
     expect(await states(x)).toEqual(x.subs.map((s) => ({ id: s.id, atProcessor: false, mirrored: false })));
+    await retire(x);
   });
 });
 
@@ -139,6 +157,7 @@ describe('pause convergence', () => {
           const wanted = paused || canceledByCreator.has(s.id);
           expect({ ...s, paused, creatorCanceled: canceledByCreator.has(s.id) }).toEqual({ ...s, atProcessor: wanted, mirrored: wanted, paused, creatorCanceled: canceledByCreator.has(s.id) });
         }
+        await retire(x);
       }),
       { numRuns: 8 },
     );
