@@ -6,100 +6,118 @@ import { signupLimitOf } from '../src/http/rate-limit.js';
 import { buildTestApp, createCreator, createMember, json, uniq, type TestApp } from './helpers.js';
 
 /**
- * The general limit with a budget of 3 per minute, so tests stay fast. Each test builds its own
- * app: the admin token that creates creators and the address that signs members up spend
- * budgets of their own, which a shared app would run out of.
+ * The general limit with a budget of 3 per minute, so tests stay fast. Budgets are per
+ * creator, member and address, so the tests share one limited app `t`, each with creators,
+ * members and addresses of its own. Those tenants are made through `setup`, an unlimited app
+ * on the same database: made through `t`, they would spend the budgets of its admin token and
+ * of the address that signs members up. Tests of other limits build apps of their own, on the
+ * same database.
  */
-const limited = (rateLimit: Partial<Config['rateLimit']> = {}) =>
-  buildTestApp({ config: { rateLimit: { max: 3, windowMs: 60_000, redisUrl: undefined, signupsPerHour: 1000, ...rateLimit } } });
+let setup: TestApp;
+let t: TestApp;
+beforeAll(async () => {
+  setup = await buildTestApp();
+  t = await limited();
+});
+afterAll(async () => {
+  await closeApp(t);
+  await setup.close();
+});
 
-async function withApp(run: (t: TestApp) => Promise<void>, rateLimit?: Partial<Config['rateLimit']>) {
-  const t = await limited(rateLimit);
+function limited(rateLimit: Partial<Config['rateLimit']> = {}) {
+  return buildTestApp({ database: setup.database, config: { rateLimit: { max: 3, windowMs: 60_000, redisUrl: undefined, signupsPerHour: 1000, ...rateLimit } } });
+}
+
+/** Closes an app built on `setup`'s database, leaving the database open for the others. */
+async function closeApp(app: TestApp) {
+  await app.app.close();
+  await app.simulator.close();
+}
+
+async function withApp(run: (app: TestApp) => Promise<void>, rateLimit: Partial<Config['rateLimit']>) {
+  const app = await limited(rateLimit);
   try {
-    await run(t);
+    await run(app);
   } finally {
-    await t.close();
+    await closeApp(app);
   }
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const madeUpKey = () => `tribes_sk_${randomBase62(40)}`;
 const madeUpMemberToken = () => `tribes_mt_${randomBase62(40)}`;
-/** A distinct documentation-range (RFC 5737) address per call, so tests never share a per-address budget. */
-const address = () => `198.18.${crypto.randomInt(256)}.${crypto.randomInt(1, 255)}`;
+/**
+ * An address of the benchmarking range (RFC 2544: 198.18.0.0/15) of its own per call:
+ * consecutive from a random start, so tests sharing an app never share a per-address budget
+ * and runs sharing a Redis start far apart.
+ */
+let nextAddress = crypto.randomInt(1 << 17);
+const address = () => {
+  const n = nextAddress++ % (1 << 17);
+  return `198.${18 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+};
 
-const get = (t: TestApp, url: string, headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
-  t.app.inject({ method: 'GET', url, headers, remoteAddress });
+const get = (app: TestApp, url: string, headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
+  app.app.inject({ method: 'GET', url, headers, remoteAddress });
 const codes = (responses: Array<{ statusCode: number }>) => responses.map((r) => r.statusCode);
 
 describe('rate limiting per verified principal', () => {
-  it('answers 429 rate_limited with Retry-After once a creator spends its budget, and another creator keeps its own', () =>
-    withApp(async (t) => {
-      const a = await createCreator(t);
-      const b = await createCreator(t);
-      for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/communities', a.headers)).statusCode).toBe(200);
-      const refused = await get(t, '/api/v1/communities', a.headers);
-      expect(refused.statusCode).toBe(429);
-      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
-      expect(json(refused)).toMatchObject({ success: false, error: { code: 'rate_limited' } });
-      expect((await get(t, '/api/v1/communities', b.headers)).statusCode).toBe(200);
-    }));
+  it('answers 429 rate_limited with Retry-After once a creator spends its budget, and another creator keeps its own', async () => {
+    const a = await createCreator(setup);
+    const b = await createCreator(setup);
+    for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/communities', a.headers)).statusCode).toBe(200);
+    const refused = await get(t, '/api/v1/communities', a.headers);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(json(refused)).toMatchObject({ success: false, error: { code: 'rate_limited' } });
+    expect((await get(t, '/api/v1/communities', b.headers)).statusCode).toBe(200);
+  });
 
-  it("counts a creator's requests per creator, whichever of its keys and addresses they come with", () =>
-    withApp(async (t) => {
-      const creator = await createCreator(t);
-      const issued = await t.app.inject({ method: 'POST', url: `/api/v1/admin/creators/${creator.id}/api-keys`, headers: bearer(t.adminToken) });
-      const secondKey = bearer(json(issued).data.api_key);
-      const responses = [
-        await get(t, '/api/v1/communities', creator.headers, address()),
-        await get(t, '/api/v1/communities', secondKey, address()),
-        await get(t, '/api/v1/communities', creator.headers, address()),
-        await get(t, '/api/v1/communities', secondKey, address()),
-      ];
-      expect(codes(responses)).toEqual([200, 200, 200, 429]);
-    }));
+  it("counts a creator's requests per creator, whichever of its keys and addresses they come with", async () => {
+    const creator = await createCreator(setup);
+    const issued = await setup.app.inject({ method: 'POST', url: `/api/v1/admin/creators/${creator.id}/api-keys`, headers: bearer(setup.adminToken) });
+    const secondKey = bearer(json(issued).data.api_key);
+    const responses = [
+      await get(t, '/api/v1/communities', creator.headers, address()),
+      await get(t, '/api/v1/communities', secondKey, address()),
+      await get(t, '/api/v1/communities', creator.headers, address()),
+      await get(t, '/api/v1/communities', secondKey, address()),
+    ];
+    expect(codes(responses)).toEqual([200, 200, 200, 429]);
+  });
 
-  it("counts a member's requests per member, across its tokens (each login is a new one) and addresses", () =>
-    withApp(async (t) => {
-      const member = await createMember(t);
-      const login = await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/member/login',
-        payload: { email: member.email, password: member.password },
-        remoteAddress: address(),
-      });
-      const secondToken = bearer(json(login).data.token);
-      const responses = [
-        await get(t, '/api/v1/member/me', member.headers, address()),
-        await get(t, '/api/v1/member/me', secondToken, address()),
-        await get(t, '/api/v1/member/me', member.headers, address()),
-        await get(t, '/api/v1/member/me', secondToken, address()),
-      ];
-      expect(codes(responses)).toEqual([200, 200, 200, 429]);
-    }));
+  it("counts a member's requests per member, across its tokens (each login is a new one) and addresses", async () => {
+    const member = await createMember(setup);
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/member/login',
+      payload: { email: member.email, password: member.password },
+      remoteAddress: address(),
+    });
+    const secondToken = bearer(json(login).data.token);
+    const responses = [
+      await get(t, '/api/v1/member/me', member.headers, address()),
+      await get(t, '/api/v1/member/me', secondToken, address()),
+      await get(t, '/api/v1/member/me', member.headers, address()),
+      await get(t, '/api/v1/member/me', secondToken, address()),
+    ];
+    expect(codes(responses)).toEqual([200, 200, 200, 429]);
+  });
 
-  it('gives members behind one address a budget each, apart from the budget of unauthenticated requests from it', () =>
-    withApp(async (t) => {
-      const shared = address();
-      const ana = await createMember(t);
-      const bia = await createMember(t);
-      for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/discover/communities', {}, shared)).statusCode).toBe(200);
-      expect((await get(t, '/api/v1/discover/communities', {}, shared)).statusCode).toBe(429);
-      for (const member of [ana, bia]) {
-        for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/member/me', member.headers, shared)).statusCode).toBe(200);
-      }
-    }));
+  it('gives members behind one address a budget each, apart from the budget of unauthenticated requests from it', async () => {
+    const shared = address();
+    const ana = await createMember(setup);
+    const bia = await createMember(setup);
+    for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/discover/communities', {}, shared)).statusCode).toBe(200);
+    expect((await get(t, '/api/v1/discover/communities', {}, shared)).statusCode).toBe(429);
+    for (const member of [ana, bia]) {
+      for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/member/me', member.headers, shared)).statusCode).toBe(200);
+    }
+  });
 });
 
 describe('requests without a valid credential are counted per address', () => {
-  // Tests here build no tenant: each spends the budgets of addresses of its own on one app.
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await limited();
-  });
-  afterAll(() => t.close());
-
   it('counts requests with a different made-up key each against their address, so guessing keys is limited', async () => {
     const guesser = address();
     const guesses = [
@@ -160,38 +178,36 @@ describe('requests without a valid credential are counted per address', () => {
 });
 
 describe('wrong credentials and junk, against tenants of their own', () => {
-  it('refuses an address that spent its budget on wrong keys even with a right key until its window ends, so a right guess looks like a wrong one', () =>
-    withApp(async (t) => {
-      const creator = await createCreator(t);
-      const guesser = address();
-      for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/communities', bearer(madeUpKey()), guesser)).statusCode).toBe(401);
-      const right = await get(t, '/api/v1/communities', creator.headers, guesser);
-      expect(right.statusCode).toBe(429);
-      expect(Number(right.headers['retry-after'])).toBeGreaterThan(0);
-      expect(Number(right.headers['retry-after'])).toBeLessThanOrEqual(60);
-      expect((await get(t, '/api/v1/communities', creator.headers, address())).statusCode).toBe(200);
-    }));
+  it('refuses an address that spent its budget on wrong keys even with a right key until its window ends, so a right guess looks like a wrong one', async () => {
+    const creator = await createCreator(setup);
+    const guesser = address();
+    for (let i = 0; i < 3; i++) expect((await get(t, '/api/v1/communities', bearer(madeUpKey()), guesser)).statusCode).toBe(401);
+    const right = await get(t, '/api/v1/communities', creator.headers, guesser);
+    expect(right.statusCode).toBe(429);
+    expect(Number(right.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(right.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect((await get(t, '/api/v1/communities', creator.headers, address())).statusCode).toBe(200);
+  });
 
-  it("cannot evict a creator's counter with junk keys or junk addresses, however many", () =>
-    withApp(async (t) => {
-      const creator = await createCreator(t);
-      for (let i = 0; i < 2; i++) expect((await get(t, '/api/v1/communities', creator.headers)).statusCode).toBe(200);
-      // More than @fastify/rate-limit's default in-memory store holds (5,000 counters): keys never
-      // get a counter of their own, and addresses never share the creators' and members' store.
-      const junkFrom = address();
-      for (let i = 0; i < 6000; i++) await get(t, '/api/v1/communities', bearer(madeUpKey()), junkFrom);
-      for (let i = 0; i < 6000; i++) await get(t, '/api/v1/communities', {}, `10.${i >> 8}.${i & 255}.1`);
-      expect(codes([await get(t, '/api/v1/communities', creator.headers), await get(t, '/api/v1/communities', creator.headers)])).toEqual([200, 429]);
-    }));
+  it("cannot evict a creator's counter with junk keys or junk addresses, however many", async () => {
+    const creator = await createCreator(setup);
+    for (let i = 0; i < 2; i++) expect((await get(t, '/api/v1/communities', creator.headers)).statusCode).toBe(200);
+    // More than @fastify/rate-limit's default in-memory store holds (5,000 counters): keys never
+    // get a counter of their own, and addresses never share the creators' and members' store.
+    const junkFrom = address();
+    for (let i = 0; i < 6000; i++) await get(t, '/api/v1/communities', bearer(madeUpKey()), junkFrom);
+    for (let i = 0; i < 6000; i++) await get(t, '/api/v1/communities', {}, `10.${i >> 8}.${i & 255}.1`);
+    expect(codes([await get(t, '/api/v1/communities', creator.headers), await get(t, '/api/v1/communities', creator.headers)])).toEqual([200, 429]);
+  });
 });
 
 describe('sign-up limit per address', () => {
   it('limits sign-ups per address per hour, each attempt counting, while a known e-mail still answers 409 within it', () =>
     withApp(
-      async (t) => {
+      async (app) => {
         const from = address();
         const signup = (email: string, remoteAddress = from) =>
-          t.app.inject({ method: 'POST', url: '/api/v1/member/signup', payload: { name: 'Ana Costa', email, password: 'long enough pw' }, remoteAddress });
+          app.app.inject({ method: 'POST', url: '/api/v1/member/signup', payload: { name: 'Ana Costa', email, password: 'long enough pw' }, remoteAddress });
         const email = `ana-${uniq()}@example.com`;
         const answers = [await signup(email), await signup(email), await signup(`bia-${uniq()}@example.com`)];
         expect(codes(answers)).toEqual([201, 409, 201]);
@@ -207,11 +223,11 @@ describe('sign-up limit per address', () => {
     ));
 
   it('allows 20 sign-ups per address per hour by default, whatever the general budget; RATE_LIMIT_SIGNUPS_PER_HOUR sets it', async () => {
-    const t = await buildTestApp({ config: { rateLimit: loadConfig({}).rateLimit } });
+    const app = await buildTestApp({ database: setup.database, config: { rateLimit: loadConfig({}).rateLimit } });
     try {
-      expect(t.app.rateLimits.signupPerAddress).toEqual({ max: 20, windowMs: 3_600_000 });
+      expect(app.app.rateLimits.signupPerAddress).toEqual({ max: 20, windowMs: 3_600_000 });
     } finally {
-      await t.close();
+      await closeApp(app);
     }
     expect(signupLimitOf(loadConfig({ RATE_LIMIT_SIGNUPS_PER_HOUR: '5', RATE_LIMIT_MAX: '6000' }).rateLimit).max).toBe(5);
     expect(signupLimitOf(loadConfig({ RATE_LIMIT_MAX: '60' }).rateLimit).max).toBe(20);
