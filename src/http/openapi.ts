@@ -15,6 +15,118 @@ Conventions (the same on every route):
 - Money is integer cents in fields ending \`_cents\`. Ids are UUIDs: v7 (time-ordered), or for a row created by a keyed processor request, v8 derived from the key (so a retry creates the same row). Timestamps are ISO 8601 UTC.
 - Every response carries \`X-Request-Id\` (yours, if you send a well-formed one).`;
 
+/**
+ * Every operation's operationId (what generated clients name their methods), by method and
+ * OpenAPI path. Explicit, never derived, so renaming a summary or a path parameter never renames
+ * a client method; test/openapi.test.ts fails for an operation missing here.
+ */
+const OPERATION_IDS: Record<string, string> = {
+  'GET /health': 'getHealth',
+  'GET /ready': 'getReadiness',
+  'POST /api/v1/admin/creators': 'createCreator',
+  'GET /api/v1/admin/creators/{id}/api-keys': 'listCreatorApiKeys',
+  'POST /api/v1/admin/creators/{id}/api-keys': 'createCreatorApiKey',
+  'DELETE /api/v1/admin/api-keys/{key_id}': 'revokeApiKey',
+  'POST /api/v1/admin/reconcile': 'reconcile',
+  'GET /api/v1/admin/creators/{id}/ledger': 'verifyCreatorLedger',
+  'GET /api/v1/admin/webhook-events': 'listWebhookEvents',
+  'POST /api/v1/admin/webhook-events/retry': 'retryWebhookEvents',
+  'GET /api/v1/communities': 'listCommunities',
+  'POST /api/v1/communities': 'createCommunity',
+  'GET /api/v1/communities/{id}': 'getCommunity',
+  'PATCH /api/v1/communities/{id}': 'updateCommunity',
+  'DELETE /api/v1/communities/{id}': 'pauseCommunity',
+  'POST /api/v1/communities/{id}/resume': 'resumeCommunity',
+  'GET /api/v1/tiers': 'listTiers',
+  'POST /api/v1/tiers': 'createTier',
+  'GET /api/v1/tiers/{id}': 'getTier',
+  'PATCH /api/v1/tiers/{id}': 'updateTier',
+  'DELETE /api/v1/tiers/{id}': 'deactivateTier',
+  'GET /api/v1/subscriptions': 'listSubscriptions',
+  'GET /api/v1/subscriptions/{id}': 'getSubscription',
+  'POST /api/v1/subscriptions/{id}/cancel': 'cancelSubscription',
+  'POST /api/v1/subscriptions/{id}/refund': 'refundSubscription',
+  'GET /api/v1/payouts': 'listPayouts',
+  'GET /api/v1/payouts/balance': 'getBalance',
+  'POST /api/v1/payouts/manual': 'createManualPayout',
+  'GET /api/v1/payouts/{id}': 'getPayout',
+  'GET /api/v1/exercises': 'listExercises',
+  'POST /api/v1/exercises': 'createExercise',
+  'GET /api/v1/exercises/{id}': 'getExercise',
+  'GET /api/v1/workout-programs': 'listWorkoutPrograms',
+  'POST /api/v1/workout-programs': 'createWorkoutProgram',
+  'GET /api/v1/workout-programs/{id}': 'getWorkoutProgram',
+  'PATCH /api/v1/workout-programs/{id}': 'updateWorkoutProgram',
+  'DELETE /api/v1/workout-programs/{id}': 'deleteWorkoutProgram',
+  'POST /api/v1/workout-programs/{id}/workouts': 'createWorkout',
+  'PUT /api/v1/workout-programs/{id}/workout-order': 'reorderWorkouts',
+  'PATCH /api/v1/workouts/{id}': 'updateWorkout',
+  'DELETE /api/v1/workouts/{id}': 'deleteWorkout',
+  'GET /api/v1/members': 'listMembers',
+  'GET /api/v1/members/export.csv': 'exportMembersCsv',
+  'GET /api/v1/members/{id}': 'getMember',
+  'GET /api/v1/members/{id}/workout-logs': 'listMemberWorkoutLogs',
+  'GET /api/v1/challenges': 'listChallenges',
+  'POST /api/v1/challenges': 'createChallenge',
+  'GET /api/v1/challenges/{id}': 'getChallenge',
+  'PATCH /api/v1/challenges/{id}': 'updateChallenge',
+  'POST /api/v1/challenges/{id}/cancel': 'cancelChallenge',
+  'GET /api/v1/challenges/{id}/leaderboard': 'getChallengeLeaderboard',
+  'GET /api/v1/posts': 'listPosts',
+  'POST /api/v1/posts': 'createPost',
+  'GET /api/v1/posts/{id}': 'getPost',
+  'PATCH /api/v1/posts/{id}': 'updatePost',
+  'DELETE /api/v1/posts/{id}': 'deletePost',
+  'GET /api/v1/posts/{id}/comments': 'listPostComments',
+  'DELETE /api/v1/posts/{id}/comments/{comment_id}': 'deletePostComment',
+  'GET /api/v1/creator-metrics': 'getCreatorMetrics',
+  'GET /api/v1/creator-metrics/cohorts': 'getCreatorCohorts',
+  'GET /api/v1/creator-metrics/history': 'getCreatorMetricsHistory',
+  'GET /api/v1/creator-metrics/{cid}': 'getCommunityMetrics',
+  'GET /api/v1/discover/communities': 'discoverCommunities',
+  'POST /api/v1/member/signup': 'signUpMember',
+  'POST /api/v1/member/login': 'logInMember',
+  'GET /api/v1/member/me': 'getCurrentMember',
+  'POST /api/v1/member/logout': 'logOutMember',
+  'POST /api/v1/member/checkout-sessions': 'createCheckoutSession',
+  'GET /api/v1/member/subscriptions': 'listMemberSubscriptions',
+  'GET /api/v1/member/exercises': 'listMemberExercises',
+  'GET /api/v1/member/programs': 'listMemberPrograms',
+  'GET /api/v1/member/programs/{id}': 'getMemberProgram',
+  'GET /api/v1/member/workout-logs': 'listMemberOwnWorkoutLogs',
+  'POST /api/v1/member/workout-logs': 'createWorkoutLog',
+  'DELETE /api/v1/member/workout-logs/{id}': 'deleteWorkoutLog',
+  'GET /api/v1/member/challenges': 'listMemberChallenges',
+  'POST /api/v1/member/challenges/{id}/join': 'joinChallenge',
+  'POST /api/v1/member/challenges/{id}/leave': 'leaveChallenge',
+  'GET /api/v1/member/challenges/{id}/leaderboard': 'getMemberChallengeLeaderboard',
+  'GET /api/v1/member/feed': 'getMemberFeed',
+  'GET /api/v1/member/posts/{id}': 'getMemberPost',
+  'POST /api/v1/member/posts/{id}/kudos': 'giveKudos',
+  'DELETE /api/v1/member/posts/{id}/kudos': 'takeBackKudos',
+  'GET /api/v1/member/posts/{id}/comments': 'listMemberPostComments',
+  'POST /api/v1/member/posts/{id}/comments': 'createComment',
+  'DELETE /api/v1/member/posts/{id}/comments/{comment_id}': 'deleteOwnComment',
+  'POST /api/v1/member/posts/{id}/poll-votes': 'voteInPoll',
+  'POST /api/v1/webhooks/processor': 'receiveProcessorEvent',
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+type Operation = { operationId?: string; responses?: Record<string, Record<string, unknown>> };
+type Document = { paths?: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>> };
+
+/** Applied once to the generated document: the explicit operation ids. */
+export function finishDocument(doc: Document): void {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const id = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
+      if (id) operation.operationId = id;
+    }
+  }
+}
+
 /** OpenAPI 3.1 generated from the route schemas; the docs page is served from the package, offline. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -43,6 +155,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       ],
     },
     // Shared schemas keep their $id as the component name instead of def-N.
+    transformObject: (generated) => {
+      const doc = 'openapiObject' in generated ? generated.openapiObject : generated.swaggerObject;
+      finishDocument(doc as Document);
+      return doc;
+    },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
