@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectPostgres } from '../src/db/client.js';
 import { toAppError } from '../src/http/error-handler.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { buildTestApp, json, openTestDatabase } from './helpers.js';
+import { buildTestApp, json, openTestDatabase, runSchemaName } from './helpers.js';
 
 const postgresUrl = inject('postgresUrl');
 const fakeKey = { authorization: `Bearer tribes_sk_${'a'.repeat(40)}` };
@@ -22,7 +22,7 @@ describe('migrations', () => {
 
 describe.runIf(postgresUrl)('migrations on a PostgreSQL server', () => {
   it('apply each file once when two processes migrate one fresh schema together', async () => {
-    const schema = `test_concurrent_${Date.now()}_${process.pid}`;
+    const schema = runSchemaName('migrate');
     const base = new URL(postgresUrl!);
     base.searchParams.delete('options');
     const admin = connectPostgres({ url: base.toString(), poolMax: 1, statementTimeoutMs: 60_000 });

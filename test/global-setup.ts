@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import type { TestProject } from 'vitest/node';
 import { connectPostgres, openPglite } from '../src/db/client.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -11,6 +13,11 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** PostgreSQL URL whose search_path is this run's own schema, when TEST_DATABASE_URL is set. */
     postgresUrl: string | undefined;
+    /**
+     * This run's schema on PostgreSQL. Every other schema the run creates (a simulator's, a
+     * test's own) is named `<runSchema>_…`, so that teardown drops it too, and only it.
+     */
+    runSchema: string | undefined;
     /** A migrated PGlite data directory (tarball) that each test file starts from. */
     pgliteDump: string | undefined;
   }
@@ -25,7 +32,9 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const base = process.env.TEST_DATABASE_URL;
   if (base) {
-    const schema = `test_run_${Date.now()}_${process.pid}`;
+    // Runs share the server's `test` database, others' runs included: the random part keeps two
+    // runs started in the same millisecond (on different machines, the same pid) apart.
+    const schema = `test_run_${Date.now()}_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
     const url = new URL(base);
     url.searchParams.set('options', `-c search_path=${schema}`);
     const admin = connectPostgres({ url: base, poolMax: 1, statementTimeoutMs: 60_000 });
@@ -36,12 +45,9 @@ export default async function setup(project: TestProject) {
     await seedExerciseCatalog(handle.db);
     await handle.close();
     project.provide('postgresUrl', url.toString());
+    project.provide('runSchema', schema);
     project.provide('pgliteDump', undefined);
-    return async () => {
-      const cleanup = connectPostgres({ url: base, poolMax: 1, statementTimeoutMs: 60_000 });
-      await cleanup.db.schema.dropSchema(schema).cascade().execute();
-      await cleanup.close();
-    };
+    return () => dropRunSchemas(base, schema);
   }
   const handle = await openPglite({});
   await migrateToLatest(handle.db);
@@ -53,6 +59,23 @@ export default async function setup(project: TestProject) {
   fs.writeFileSync(file, Buffer.from(await blob.arrayBuffer()));
   await handle.close();
   project.provide('postgresUrl', undefined);
+  project.provide('runSchema', undefined);
   project.provide('pgliteDump', file);
   return () => fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Drops this run's schema and the schemas named after it (`<schema>_…`: simulators', tests'),
+ * by exact name or that exact prefix, never a pattern: another run's schemas are never touched,
+ * and one already gone is no error.
+ */
+async function dropRunSchemas(base: string, schema: string): Promise<void> {
+  const cleanup = connectPostgres({ url: base, poolMax: 1, statementTimeoutMs: 60_000 });
+  try {
+    const { rows } = await sql<{ name: string }>`select nspname as name from pg_namespace
+      where nspname = ${schema} or starts_with(nspname, ${`${schema}_`})`.execute(cleanup.db);
+    for (const { name } of rows) await cleanup.db.schema.dropSchema(name).ifExists().cascade().execute();
+  } finally {
+    await cleanup.close();
+  }
 }

@@ -60,15 +60,16 @@ export async function buildTestApp(
   const database = opts.database ?? (await openTestDatabase());
   const config = testConfig({ reconcileIntervalMs: 0, challengeRankingIntervalMs: 0, metricsHistoryIntervalMs: 0, metricsFoldIntervalMs: 0, ...opts.config });
   const adminToken = `test_admin_${randomBase62(32)}`;
-  // On a shared PostgreSQL every test file gets its own simulator schema (its own clock);
-  // on PGlite the file's database copy is its own already.
+  // On a shared PostgreSQL every test file gets its own simulator schema (its own clock), named
+  // after the run's so that the run's teardown drops it; on PGlite the file's database copy is
+  // its own already.
   const simDb = opts.simulatorDatabase ?? database;
   const simulator = await startSimulator({
     db: simDb.db,
     port: 0,
     webhookSecret: TEST_WEBHOOK_SECRET,
     logger: false,
-    ...(simDb.kind === 'postgres' ? { schema: `processor_sim_${uniq()}` } : {}),
+    ...(simDb.kind === 'postgres' ? { schema: runSchemaName('sim') } : {}),
   });
   const stripe = createStripeClient({ ...config.processor, simHost: '127.0.0.1' }, simulator.port);
   const processor = createProcessor(stripe);
@@ -131,6 +132,16 @@ export async function assertNoSecretsStored(database: DatabaseHandle): Promise<v
     if (rows[0]!.n > 0) found.push(`${table} (${rows[0]!.n} rows)`);
   }
   if (found.length) throw new Error(`secrets stored in clear: ${found.join(', ')}`);
+}
+
+/**
+ * A fresh schema name for a test on PostgreSQL, `<run schema>_<purpose>_<random>`: the run's
+ * teardown drops every schema so named, whether or not the test got to drop it.
+ */
+export function runSchemaName(purpose: string): string {
+  const run = inject('runSchema');
+  if (!run) throw new Error('no PostgreSQL run schema (TEST_DATABASE_URL is not set)');
+  return `${run}_${purpose}_${uniq()}`;
 }
 
 /** A short random suffix: tests build their own tenants, so names never collide across files or runs. */

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import { openTestDatabase } from '../../../test/helpers.js';
+import { openTestDatabase, runSchemaName } from '../../../test/helpers.js';
 import type { DatabaseHandle } from '../../db/client.js';
 import { startSimulator, type RunningSimulator } from './index.js';
 
@@ -70,8 +70,9 @@ export const DAY = 86_400;
 
 export async function startKit(opts: { retryBaseDelayMs?: number } = {}): Promise<Kit> {
   const db = await openTestDatabase();
-  // Files run in parallel; on a shared PostgreSQL each needs its own clock, hence schema.
-  const schema = `processor_sim_t${crypto.randomBytes(5).toString('hex')}`;
+  // Files run in parallel; on a shared PostgreSQL each needs its own clock, hence schema (named
+  // after the run's, so that the run's teardown drops it even if this kit is never closed).
+  const schema = db.kind === 'postgres' ? runSchemaName('sim') : `processor_sim_t${crypto.randomBytes(5).toString('hex')}`;
   const receiver = new Receiver();
   await receiver.start();
   const secret = `whsec_test_${crypto.randomBytes(12).toString('hex')}`;
