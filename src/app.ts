@@ -16,6 +16,7 @@ import { DiscoverCommunity } from './modules/discover/discover.schemas.js';
 import { Member } from './modules/members/members.schemas.js';
 import { ExecutedWorkout, MemberListItem, MemberRecord } from './modules/memberships/memberships.schemas.js';
 import type { Standings } from './modules/challenges/standings.js';
+import type { MetricsAggregates } from './modules/metrics/aggregates.js';
 import type { MetricsHistory as MetricsHistoryJob } from './modules/metrics/history.js';
 import { Challenge, Leaderboard, MemberChallenge, MemberLeaderboard, Ranking } from './modules/challenges/challenges.schemas.js';
 import { Comment, Kudos, LockedPost, MemberComment, MemberPoll, MemberPost, Poll, Post } from './modules/posts/posts.schemas.js';
@@ -39,6 +40,8 @@ declare module 'fastify' {
     standings: Standings;
     /** The daily metrics history; tests run it after moving the clock. */
     metricsHistory: MetricsHistoryJob;
+    /** The creator metrics' counters on the app's clock; tests fold activity with it and write fixtures through it. */
+    metricsCounters: MetricsAggregates;
   }
 }
 

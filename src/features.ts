@@ -175,6 +175,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const memberPosts = createMemberPostsService({ db, posts: postsRepo, engagement, activity: createActivityRepo(), views, now });
   const history = createMetricsHistory({ db, now });
   const aggregates = createMetricsAggregates({ now });
+  app.decorate('metricsCounters', aggregates);
   app.decorate('metricsHistory', history);
   const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), challenges, now });
 

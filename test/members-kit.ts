@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { expect } from 'vitest';
 import { newId } from '../src/db/ids.js';
 import type { SubscriptionStatus } from '../src/db/types.js';
-import { createMetricsAggregates } from '../src/modules/metrics/aggregates.js';
 import { createMembershipRepo } from '../src/modules/subscriptions/membership.repo.js';
 import { createCommunity, createTier, json, uniq, type TestApp, type TestCreator } from './helpers.js';
 
@@ -69,7 +68,7 @@ export async function mirrorSubscription(
     const repo = createMembershipRepo();
     await repo.recordChange(creator.id, id, trx);
     await repo.refresh(creator.id, where.memberId, where.communityId, trx);
-    await createMetricsAggregates().refresh(creator.id, where.memberId, trx);
+    await t.app.metricsCounters.refresh(creator.id, where.memberId, trx);
   });
   return id;
 }
@@ -153,7 +152,7 @@ export async function setLastActive(t: TestApp, creatorId: string, memberId: str
   await t.database.db.transaction().execute(async (trx) => {
     await trx.updateTable('creator_members').set({ last_active_at: at }).where('creator_id', '=', creatorId).where('member_id', '=', memberId).execute();
     // Back-dated, so older than the metrics' last fold of activity: folded now, as the mirror would.
-    await createMetricsAggregates().refresh(creatorId, memberId, trx);
+    await t.app.metricsCounters.refresh(creatorId, memberId, trx);
   });
 }
 

@@ -29,6 +29,19 @@ const get = async (creator: TestCreator, url: string) => {
   return json(res).data as Record<string, any>;
 };
 
+/** A new creator with communities A (Basic, Pro) and B (Club). */
+async function twoCommunities() {
+  const creator = await createCreator(t);
+  const a = await createCommunity(t, creator);
+  const b = await createCommunity(t, creator);
+  const tiers = [
+    { id: (await createTier(t, creator, a.id, { name: 'Basic', price_cents: 1000 })).id, communityId: a.id },
+    { id: (await createTier(t, creator, a.id, { name: 'Pro', price_cents: 2500 })).id, communityId: a.id },
+    { id: (await createTier(t, creator, b.id, { name: 'Club', price_cents: 2000 })).id, communityId: b.id },
+  ];
+  return { creator, a, b, tiers };
+}
+
 /** The summary's subscriber figures by scanning, DESIGN §7 word for word. */
 async function scanned(creatorId: string, communityId: string | null) {
   const from = new Date(NOW.getTime() - 30 * DAY_MS);
@@ -117,14 +130,7 @@ describe('the counters the mirror keeps', () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12 }), async (ops) => {
-        const creator = await createCreator(t);
-        const a = await createCommunity(t, creator);
-        const b = await createCommunity(t, creator);
-        const tiers = [
-          { id: (await createTier(t, creator, a.id, { name: 'Basic', price_cents: 1000 })).id, communityId: a.id },
-          { id: (await createTier(t, creator, a.id, { name: 'Pro', price_cents: 2500 })).id, communityId: a.id },
-          { id: (await createTier(t, creator, b.id, { name: 'Club', price_cents: 2000 })).id, communityId: b.id },
-        ];
+        const { creator, a, b, tiers } = await twoCommunities();
         const members = [await addMember(t), await addMember(t), await addMember(t), await addMember(t)];
         const subs: Array<{ id: string; memberId: string; createdAt: Date }> = [];
         for (const o of ops) {
@@ -180,14 +186,7 @@ describe('the counters the mirror keeps', () => {
       fc.asyncProperty(fc.array(act, { minLength: 1, maxLength: 25 }), async (acts) => {
         let clock = new Date(NOW.getTime() - 31 * DAY_MS);
         const counters = createMetricsAggregates({ now: () => clock });
-        const creator = await createCreator(t);
-        const a = await createCommunity(t, creator);
-        const b = await createCommunity(t, creator);
-        const tiers = [
-          { id: (await createTier(t, creator, a.id, { name: 'Basic', price_cents: 1000 })).id, communityId: a.id },
-          { id: (await createTier(t, creator, a.id, { name: 'Pro', price_cents: 2500 })).id, communityId: a.id },
-          { id: (await createTier(t, creator, b.id, { name: 'Club', price_cents: 2000 })).id, communityId: b.id },
-        ];
+        const { creator, a, b, tiers } = await twoCommunities();
         const members = [await addMember(t), await addMember(t)];
         const subs: Array<{ id: string; memberId: string; tier: (typeof tiers)[number] }> = [];
         // The creator's counters start on this clock (activity is stamped with it).
@@ -238,15 +237,19 @@ describe('the counters the mirror keeps', () => {
     const tier = (await createTier(t, creator, a.id, { name: 'Basic', price_cents: 1000 })).id;
     const m = await addMember(t);
     await mirrorSubscription(t, creator, { communityId: a.id, tierId: tier, memberId: m }, { status: 'active', createdAt: new Date(NOW.getTime() - 40 * DAY_MS), priceCents: 1000 });
+    const reconcile = async () =>
+      json(await t.app.inject({ method: 'POST', url: `/api/v1/admin/reconcile?creator_id=${creator.id}`, headers: { authorization: `Bearer ${t.adminToken}` } })).data;
+    // Activity not folded yet is not drift.
+    await t.database.db.transaction().execute((trx) => createActivityRepo().record(creator.id, m, NOW, trx));
+    expect((await reconcile()).metrics_rows_fixed).toBe(0);
     const before = await get(creator, '/creator-metrics');
+    expect(before.engagement_rate_30d).toBe(1);
     // Drift: counters written around the mirror.
     await sql`update metrics_tiers set mrr_cents = mrr_cents + 7, members_all = 5 where creator_id = ${creator.id}`.execute(t.database.db);
     await sql`delete from metrics_days where creator_id = ${creator.id}`.execute(t.database.db);
     expect((await get(creator, '/creator-metrics')).mrr_cents).toBe(1007);
-    const reconcile = async () =>
-      json(await t.app.inject({ method: 'POST', url: `/api/v1/admin/reconcile?creator_id=${creator.id}`, headers: { authorization: `Bearer ${t.adminToken}` } })).data;
-    // The tier row, and the day rows of the start in each scope (its community, all communities).
-    expect((await reconcile()).metrics_rows_fixed).toBe(3);
+    // The tier row, and in each scope (its community, all communities) the day rows of the start and of the activity.
+    expect((await reconcile()).metrics_rows_fixed).toBe(5);
     expect(await get(creator, '/creator-metrics')).toEqual(before);
     expect((await reconcile()).metrics_rows_fixed).toBe(0);
   });

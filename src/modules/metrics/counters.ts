@@ -60,3 +60,47 @@ export async function lockCreator(creatorId: string, trx: Executor): Promise<{ c
     returning (xmax = 0) as created`.execute(trx);
   return rows[0]!;
 }
+
+/**
+ * How far before the last fold activity is still looked at: an activity is stamped when its
+ * request starts and committed within a statement timeout or so, so one stamped just before a
+ * fold may become visible just after it.
+ */
+export const FOLD_MARGIN = sql`interval '5 minutes'`;
+
+/**
+ * Moves the members active since the creator's last fold (less the margin) to the day of their
+ * latest activity in metrics_days.active and records `foldedAt` as the new watermark. The caller
+ * holds the creator's counters lock.
+ */
+export async function foldActivity(creatorId: string, foldedAt: Date, trx: Executor): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with since as (
+      select coalesce(activity_folded_at - ${FOLD_MARGIN}, '-infinity') as t from metrics_scopes where creator_id = ${creatorId} and scope_id = ${ALL}
+    ),
+    recent as (
+      select member_id, (last_active_at at time zone 'UTC')::date as day from creator_members
+      where creator_id = ${creatorId} and last_active_at > (select t from since)
+    ),
+    changed as materialized (
+      select m.scope_id, m.member_id, m.active_day as old_day, r.day as new_day, (m.trialing or m.home_tier_id is not null) as live
+      from recent r join metrics_members m on m.creator_id = ${creatorId} and m.member_id = r.member_id
+      where m.active_day is distinct from r.day
+    ),
+    members_moved as (
+      update metrics_members m set active_day = c.new_day from changed c
+      where m.creator_id = ${creatorId} and m.scope_id = c.scope_id and m.member_id = c.member_id
+    ),
+    days_moved as (
+      insert into metrics_days as t (creator_id, scope_id, day, active)
+      select ${creatorId}, scope_id, day, sum(delta)::int from (
+        select scope_id, new_day as day, 1 as delta from changed where live and new_day is not null
+        union all
+        select scope_id, old_day, -1 from changed where live and old_day is not null
+      ) x group by scope_id, day having sum(delta) <> 0 order by scope_id, day
+      on conflict (creator_id, scope_id, day) do update set active = t.active + excluded.active
+    )
+    select count(*)::int as n from changed`.execute(trx);
+  await sql`update metrics_scopes set activity_folded_at = ${foldedAt} where creator_id = ${creatorId} and scope_id = ${ALL}`.execute(trx);
+  return rows[0]!.n;
+}

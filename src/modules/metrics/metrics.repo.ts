@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Executor } from '../../db/tx.js';
-import { FOLD_MARGIN } from './aggregates.js';
-import { ALL_COMMUNITIES } from './counters.js';
+import { ALL_COMMUNITIES, FOLD_MARGIN } from './counters.js';
 
 /** Where the figures are taken: all of a creator's communities, or one of them. */
 export interface Scope {

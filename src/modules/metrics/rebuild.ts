@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/tx.js';
-import { COUNTER_DELTAS, lockCreator } from './counters.js';
+import { COUNTER_DELTAS, foldActivity, lockCreator } from './counters.js';
 
 /** One counter row, keyed (kind, scope or tier, k1..k3), as rebuild compares them. */
 const KEPT_COUNTERS = (creatorId: string) => sql`
@@ -22,6 +22,8 @@ export async function rebuild(creatorId: string, trx: Executor, opts: { locked?:
   // below is at least as new as the watermark says.
   const foldedAt = (opts.now ?? (() => new Date()))();
   if (!opts.locked) await lockCreator(creatorId, trx);
+  // Activity since the last fold is folded first, so the comparison below counts real drift only.
+  await foldActivity(creatorId, foldedAt, trx);
   // A creator's whole history in a few statements: longer than a request may take.
   await sql`set local statement_timeout = '15min'`.execute(trx);
   const fixed = async (q: RawBuilder<{ n: number }>) => (await q.execute(trx)).rows[0]!.n;
