@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { UNLIMITED_PATHS } from './rate-limit.js';
 
 const DESCRIPTION = `The API of Tribes, paid fitness communities: the creator API (API keys), the member API used by the app (member tokens, under /api/v1/member), public discovery, and the operator API.
 
@@ -112,17 +113,63 @@ const OPERATION_IDS: Record<string, string> = {
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
-type Operation = { operationId?: string; responses?: Record<string, Record<string, unknown>> };
-type Document = { paths?: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>> };
+type Response = { $ref?: string; description?: string; headers?: Record<string, unknown> };
+type Operation = { operationId?: string; responses?: Record<string, Response> };
+type Document = {
+  servers?: Record<string, unknown>[];
+  paths?: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
+  components?: { headers?: Record<string, unknown>; responses?: Record<string, unknown> };
+};
 
-/** Applied once to the generated document: the explicit operation ids. */
+const count = (description: string) => ({ description, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2147483647 } });
+/** The headers src/http/rate-limit.ts sends, as shared components. */
+const HEADERS = {
+  'X-RateLimit-Limit': count('Requests allowed per window to whoever this request was counted against (the creator, member, operator or client address).'),
+  'X-RateLimit-Remaining': count('Requests left in the current window.'),
+  'X-RateLimit-Reset': count('Seconds until the current window ends and the budget is whole again.'),
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 } },
+  'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string', const: 'Bearer' } },
+};
+const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+const RATE_LIMIT_HEADERS = { 'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'), 'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'), 'X-RateLimit-Reset': headerRef('X-RateLimit-Reset') };
+const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+const RESPONSES = {
+  TooManyRequests: {
+    description: 'Rate limited (`rate_limited`); wait `Retry-After` seconds.',
+    headers: { 'Retry-After': headerRef('Retry-After'), ...RATE_LIMIT_HEADERS },
+    content: errorContent,
+  },
+  InternalError: { description: 'An unexpected failure (`internal_error`); the message never carries internals. Retry with the same Idempotency-Key.', content: errorContent },
+};
+
+/**
+ * Applied once to the generated document: the explicit operation ids, the rate-limit headers on
+ * every answer of a counted route, `Retry-After` on every 429, `WWW-Authenticate` on every 401,
+ * and the shared 429 and 500 responses.
+ */
 export function finishDocument(doc: Document): void {
+  // The audience of the listed server (OWASP API9 inventory): the public API, not an internal one.
+  for (const server of doc.servers ?? []) server['x-internal'] = false;
+  doc.components = { ...doc.components, headers: HEADERS, responses: { ...doc.components?.responses, ...RESPONSES } };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const limited = !UNLIMITED_PATHS.has(path);
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
       const id = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
       if (id) operation.operationId = id;
+      const responses = (operation.responses ??= {});
+      // Every 429 is `rate_limited` with Retry-After (the general limit, sign-up's and login's alike).
+      if (limited) responses['429'] = { $ref: '#/components/responses/TooManyRequests' };
+      responses['500'] ??= { $ref: '#/components/responses/InternalError' };
+      for (const [status, response] of Object.entries(responses)) {
+        if (response.$ref) continue;
+        const headers = { ...response.headers };
+        if (limited && /^[24]/.test(status)) Object.assign(headers, RATE_LIMIT_HEADERS);
+        if (status === '429') headers['Retry-After'] = headerRef('Retry-After');
+        if (status === '401') headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
+        if (Object.keys(headers).length) response.headers = headers;
+      }
     }
   }
 }

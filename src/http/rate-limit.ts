@@ -6,7 +6,8 @@ import type { Config, RateLimitConfig } from '../config.js';
 import { bearerToken, sha256, type Principal } from './auth.js';
 import { AppError } from './errors.js';
 
-const UNLIMITED_PATHS = new Set(['/health', '/ready', '/metrics', '/openapi.json', '/api/v1/webhooks/processor']);
+/** Paths no limit counts (probes, the scrape, the document, the processor's signed webhooks); the OpenAPI document declares no rate-limit headers on them. */
+export const UNLIMITED_PATHS = new Set(['/health', '/ready', '/metrics', '/openapi.json', '/api/v1/webhooks/processor']);
 
 export interface Limit {
   max: number;
