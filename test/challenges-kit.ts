@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { createMember, json, type TestApp, type TestCreator, type TestMember } from './helpers.js';
+import { createMember, json, mintMember, type TestApp, type TestCreator, type TestMember } from './helpers.js';
 import { mirrorSubscription, type Place } from './members-kit.js';
 
 /** Challenge fixtures: made and read through the creator and member APIs. */
@@ -34,9 +34,18 @@ export async function createChallenge(t: TestApp, creator: TestCreator, input: C
   return json(res).data as Record<string, any> & { id: string };
 }
 
-/** A member with a token and a live subscription (mirrored, no processor) to `place`. */
-export async function subscribedMember(t: TestApp, creator: TestCreator, place: Place, opts: { name?: string; status?: 'active' | 'trialing' | 'past_due' | 'canceled' } = {}): Promise<TestMember> {
-  const member = await createMember(t, { name: opts.name ?? 'Maria Silva' });
+/**
+ * A member with a token and a live subscription (mirrored, no processor) to `place`. The token
+ * is minted (mintMember) unless `signUp`: only a member that signed up has a password to log in with.
+ */
+export async function subscribedMember(
+  t: TestApp,
+  creator: TestCreator,
+  place: Place,
+  opts: { name?: string; status?: 'active' | 'trialing' | 'past_due' | 'canceled'; signUp?: boolean } = {},
+): Promise<TestMember> {
+  const name = opts.name ?? 'Maria Silva';
+  const member = opts.signUp ? await createMember(t, { name }) : await mintMember(t, { name });
   await mirrorSubscription(t, creator, { ...place, memberId: member.id }, { status: opts.status ?? 'active' });
   return member;
 }

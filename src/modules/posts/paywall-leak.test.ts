@@ -175,7 +175,7 @@ const leaksOf = (walked: Walked[], secrets: string[]) =>
 /** The walk of a member who reads the post in full: every secret is reachable, so a walk that finds none means something. */
 async function entitledWalk(f: Fixture) {
   const name = 'Elite Reader';
-  const reader = Object.assign(await subscribedMember(t, f.creator, { communityId: f.communityId, tierId: f.tiers.Elite! }, { name }), { name });
+  const reader = Object.assign(await subscribedMember(t, f.creator, { communityId: f.communityId, tierId: f.tiers.Elite! }, { name, signUp: true }), { name });
   const walked = await walk(f, reader);
   expect(statusesOf(walked)).toEqual({ feed: 200, read: 200, kudos: 201, unkudos: 200, comments: 200, comment: 201, uncomment: 403, vote: 200 });
   const found = new Set(walked.flatMap((w) => f.secrets.filter((s) => w.received.includes(s.toLowerCase()))));
@@ -183,9 +183,9 @@ async function entitledWalk(f: Fixture) {
 }
 
 const walkers: Array<[string, (f: Fixture) => Promise<TestMember>]> = [
-  ['a member on the lowest tier', (f) => subscribedMember(t, f.creator, { communityId: f.communityId, tierId: f.tiers.Basic! }, { name: 'Basic Walker' })],
+  ['a member on the lowest tier', (f) => subscribedMember(t, f.creator, { communityId: f.communityId, tierId: f.tiers.Basic! }, { name: 'Basic Walker', signUp: true })],
   ['a member with no subscription, in a public community', () => createMember(t, { name: 'Stranger Walker' })],
-  ['a member whose subscription to the top tier was canceled', (f) => subscribedMember(t, f.creator, { communityId: f.communityId, tierId: f.tiers.Elite! }, { name: 'Former Walker', status: 'canceled' })],
+  ['a member whose subscription to the top tier was canceled', (f) => subscribedMember(t, f.creator, { communityId: f.communityId, tierId: f.tiers.Elite! }, { name: 'Former Walker', status: 'canceled', signUp: true })],
 ];
 
 describe('the leak walk: every member-facing route, every method', () => {
