@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNLIMITED_PATHS } from '../src/http/rate-limit.js';
-import { buildTestApp, createCreator, json, type TestApp } from './helpers.js';
+import { buildTestApp, createCommunity, createCreator, json, type TestApp } from './helpers.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
@@ -55,5 +55,33 @@ describe('the OpenAPI document', () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/communities', headers: creator.headers });
     expect(res.statusCode).toBe(200);
     for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(Number(res.headers[header])).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('input bounds the document declares are enforced', () => {
+  const longId = '0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b'.repeat(100);
+  const expectRejected = (res: { statusCode: number; body: string }, field: string) => {
+    expect(res.statusCode, res.body).toBe(400);
+    const body = JSON.parse(res.body);
+    expect(body.success).toBe(false);
+    expect(body.error.code).toBe('validation_error');
+    expect(JSON.stringify(body.error.details ?? [])).toContain(field);
+  };
+
+  it('answers 400 with the error envelope for a too-long query value, path id, body string, too many items and a too-big integer', async () => {
+    const creator = await createCreator(t);
+    const community = await createCommunity(t, creator);
+    const headers = creator.headers;
+    expectRejected(await t.app.inject({ method: 'GET', url: `/api/v1/members?joined_after=2025-01-01${'0'.repeat(60)}`, headers }), 'joined_after');
+    // Up to 100 characters (Fastify's maxParamLength; longer is 414 before routing).
+    expectRejected(await t.app.inject({ method: 'GET', url: `/api/v1/tiers/${longId.slice(0, 90)}`, headers }), 'id');
+    const tier = { community_id: community.id, name: 'Gold', price_cents: 1000, billing_period: 'monthly' };
+    expectRejected(await t.app.inject({ method: 'POST', url: '/api/v1/tiers', headers, payload: { ...tier, name: 'x'.repeat(121) } }), 'name');
+    expectRejected(await t.app.inject({ method: 'POST', url: '/api/v1/tiers', headers, payload: { ...tier, community_id: longId } }), 'community_id');
+    const benefits = Array.from({ length: 21 }, (_, i) => `Benefit ${i}`);
+    expectRejected(await t.app.inject({ method: 'POST', url: '/api/v1/tiers', headers, payload: { ...tier, benefits } }), 'benefits');
+    expectRejected(await t.app.inject({ method: 'POST', url: '/api/v1/tiers', headers, payload: { ...tier, price_cents: 100_000_000 } }), 'price_cents');
+    const huge = { amount_cents: Number.MAX_SAFE_INTEGER + 2 };
+    expectRejected(await t.app.inject({ method: 'POST', url: '/api/v1/payouts/manual', headers, payload: huge }), 'amount_cents');
   });
 });

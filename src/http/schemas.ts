@@ -4,27 +4,29 @@ import { MAX_PAGE } from './pagination.js';
 
 /** Shared schema pieces; every route builds its OpenAPI from these. */
 
-export const Uuid = Type.String({ format: 'uuid', description: 'UUID', examples: ['0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b'] });
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
+export const Uuid = Type.String({ format: 'uuid', maxLength: 36, description: 'UUID', examples: ['0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b'] });
+// 64: an RFC 3339 time is at most ~35 characters with nanoseconds and an offset.
+export const Timestamp = Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601 UTC timestamp' });
 
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
 export const PaginationQuery = {
   page: Type.Integer({
+    format: 'int32',
     minimum: 1,
     maximum: MAX_PAGE,
     default: 1,
     description: `Page number, from 1 to ${MAX_PAGE.toLocaleString('en-US')}; to reach items beyond that, narrow the list with its filters.`,
   }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' }),
+  limit: Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' }),
 };
 
 export const Pagination = Type.Object(
   {
-    page: Type.Integer(),
-    limit: Type.Integer(),
-    total: Type.Integer({ description: 'Items matching the query across all pages.' }),
-    pages: Type.Integer({ description: 'Number of pages (0 when there are no items).' }),
+    page: Type.Integer({ format: 'int32', minimum: 1, maximum: MAX_PAGE }),
+    limit: Type.Integer({ format: 'int32', minimum: 1, maximum: 100 }),
+    total: Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Items matching the query across all pages.' }),
+    pages: Type.Integer({ format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Number of pages (0 when there are no items).' }),
   },
   { $id: 'Pagination', title: 'Pagination' },
 );

@@ -22,11 +22,12 @@ const Status = Type.Union(
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: '1 to 200 characters, not blank.' });
 const Description = Type.String({ maxLength: 5000, description: 'The rules in text, up to 5,000 characters.' });
 const DurationDays = Type.Integer({
+  format: 'int32',
   minimum: DURATION.min,
   maximum: DURATION.max,
   description: `Length in days, ${DURATION.min} to ${DURATION.max}; ${DURATION.recommendedMin} to ${DURATION.recommendedMax} is recommended and outside it the answer carries a \`warnings\` entry.`,
 });
-const StartsAt = Type.String({ format: 'date-time', description: 'Start of the window (inclusive); the window ends `duration_days` × 24 h later (exclusive).' });
+const StartsAt = Type.String({ format: 'date-time', maxLength: 64, description: 'Start of the window (inclusive); the window ends `duration_days` × 24 h later (exclusive).' });
 const ExerciseId = Type.Union([Uuid, Type.Null()], {
   description: 'Required with `workouts_with_exercise` and only allowed with it: a catalog exercise or one of yours.',
 });
@@ -36,7 +37,7 @@ const TierMin = Type.Union([Uuid, Type.Null()], {
 
 export const CreateChallengeBody = Type.Object(
   {
-    community_id: Type.String({ format: 'uuid', description: 'One of your communities, not paused.' }),
+    community_id: Type.String({ format: 'uuid', maxLength: 36, description: 'One of your communities, not paused.' }),
     name: Name,
     description: Type.Optional(Description),
     metric: Metric,
@@ -56,7 +57,7 @@ export const UpdateChallengeBody = Type.Object(
     metric: Type.Optional(Metric),
     exercise_id: Type.Optional(ExerciseId),
     duration_days: Type.Optional(DurationDays),
-    starts_at: Type.Optional(Type.String({ format: 'date-time', description: 'A new start, not in the past.' })),
+    starts_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'A new start, not in the past.' })),
     tier_min_id: Type.Optional(TierMin),
   },
   { additionalProperties: false, description: 'The fields to change; an empty body changes nothing and answers the challenge.' },
@@ -66,7 +67,7 @@ export type UpdateChallengeBody = Static<typeof UpdateChallengeBody>;
 export const ListChallengesQuery = Type.Object(
   {
     ...PaginationQuery,
-    community_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only this community (404 if it is not yours).' })),
+    community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'Only this community (404 if it is not yours).' })),
     status: Type.Optional(Status),
   },
   { additionalProperties: false },
@@ -76,7 +77,7 @@ export type ListChallengesQuery = Static<typeof ListChallengesQuery>;
 export const LeaderboardQuery = Type.Object(
   {
     page: PaginationQuery.page,
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Rankings per page, 1 to 100 (default 50).' }),
+    limit: Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 50, description: 'Rankings per page, 1 to 100 (default 50).' }),
   },
   { additionalProperties: false },
 );
@@ -93,7 +94,7 @@ const challengeFields = {
   exercise_id: Type.Union([Uuid, Type.Null()]),
   duration_days: Type.Integer(),
   starts_at: Timestamp,
-  ends_at: Type.String({ format: 'date-time', description: '`starts_at` + `duration_days` days: the first moment outside the window.' }),
+  ends_at: Type.String({ format: 'date-time', maxLength: 64, description: '`starts_at` + `duration_days` days: the first moment outside the window.' }),
   tier_min_id: Type.Union([Uuid, Type.Null()]),
   status: Status,
   participants_count: Type.Integer({ description: 'Members taking part now.' }),
@@ -137,7 +138,7 @@ export const Ranking = Type.Object(
 
 const boardFields = {
   challenge_id: Uuid,
-  updated_at: Type.String({ format: 'date-time', description: 'When these rankings were read; scores move as logs are written, so the board is current as of this moment.' }),
+  updated_at: Type.String({ format: 'date-time', maxLength: 64, description: 'When these rankings were read; scores move as logs are written, so the board is current as of this moment.' }),
   rankings: Type.Array(Type.Ref(Ranking)),
 };
 
@@ -148,7 +149,7 @@ export const MemberLeaderboard = Type.Object(
 );
 
 export const MemberChallengesQuery = Type.Object(
-  { ...PaginationQuery, community_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only this community.' })) },
+  { ...PaginationQuery, community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'Only this community.' })) },
   { additionalProperties: false },
 );
 export type MemberChallengesQuery = Static<typeof MemberChallengesQuery>;

@@ -10,6 +10,7 @@ const Category = Type.Union(
 const Name = Type.String({ minLength: 1, maxLength: 120, pattern: '\\S', description: 'Public name, 1 to 120 characters.' });
 const Slug = Type.String({
   pattern: '^[a-z0-9-]{3,63}$',
+  maxLength: 63,
   description: 'URL key: 3 to 63 characters of a-z, 0-9 and `-`. Unique across all of Tribes and immutable once created.',
   examples: ['forca-total'],
 });

@@ -53,7 +53,7 @@ export const MemberSession = Type.Object({
   token: Type.String({
     description: 'Bearer token for the member API, `tribes_mt_...`: send it as `Authorization: Bearer <token>`. Shown only in this response.',
   }),
-  expires_at: Type.String({ format: 'date-time', description: 'When the token stops working (30 days after issue); log in again for a new one.' }),
+  expires_at: Type.String({ format: 'date-time', maxLength: 64, description: 'When the token stops working (30 days after issue); log in again for a new one.' }),
 });
 
 export const LoggedOut = Type.Object({ revoked: Type.Literal(true, { description: 'The token of this request no longer works.' }) });

@@ -22,7 +22,7 @@ export const MemberSubscriptionEntry = Type.Object({
   tier_id: Uuid,
   tier_name: Type.String(),
   status: SubscriptionStatus,
-  joined_at: Type.String({ format: 'date-time', description: 'When the member first subscribed in this community (processor time).' }),
+  joined_at: Type.String({ format: 'date-time', maxLength: 64, description: 'When the member first subscribed in this community (processor time).' }),
 });
 
 export const Engagement = Type.Object({
@@ -64,12 +64,13 @@ export const MembersPagination = Type.Object({
 
 const filters = {
   community_id: Type.Optional(
-    Type.String({ format: 'uuid', description: "Members who ever subscribed in this community (a community that is not this creator's matches no one)." }),
+    Type.String({ format: 'uuid', maxLength: 36, description: "Members who ever subscribed in this community (a community that is not this creator's matches no one)." }),
   ),
-  tier_id: Type.Optional(Type.String({ format: 'uuid', description: 'Members whose current subscription in the tier’s community (the one listed in `subscriptions`) is in this tier.' })),
+  tier_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'Members whose current subscription in the tier’s community (the one listed in `subscriptions`) is in this tier.' })),
   status: Type.Optional(MemberStatus),
   joined_after: Type.Optional(
     Type.String({
+      maxLength: 64,
       pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$',
       description:
         'ISO date (`2026-03-01`, read as that day’s 00:00 UTC) or date-time with offset: members who first joined (in the community of `community_id`/`tier_id` when given, else any of the creator’s communities) strictly after it.',
@@ -109,7 +110,7 @@ const HistoryEntry = Type.Object({
   tier_name: Type.String(),
   changes: Type.Array(
     Type.Object({
-      recorded_at: Type.String({ format: 'date-time', description: 'When the service mirrored this state.' }),
+      recorded_at: Type.String({ format: 'date-time', maxLength: 64, description: 'When the service mirrored this state.' }),
       status: SubscriptionStatus,
       cancel_at_period_end: Type.Boolean(),
       tier_id: Uuid,
@@ -142,7 +143,7 @@ export const MemberRecord = Type.Object(
   {
     ...memberFields,
     status: MemberStatus,
-    joined_at: Type.String({ format: 'date-time', description: "First subscription to any of this creator's communities." }),
+    joined_at: Type.String({ format: 'date-time', maxLength: 64, description: "First subscription to any of this creator's communities." }),
     subscription_history: Type.Array(HistoryEntry, { description: "Every subscription the member holds or held in this creator's communities, oldest first." }),
     workouts: Type.Object({
       data: Type.Array(Type.Ref(ExecutedWorkout), { description: 'The 20 most recent, newest first (performed_at, ties by id).' }),

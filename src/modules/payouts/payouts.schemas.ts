@@ -39,7 +39,7 @@ export const ListPayoutsQuery = Type.Object({ ...PaginationQuery, status: Type.O
 export type ListPayoutsQuery = Static<typeof ListPayoutsQuery>;
 
 export const ManualPayoutBody = Type.Object(
-  { amount_cents: Type.Integer({ minimum: 1, description: 'Amount to pay out, in cents: at least the minimum (default 100) and at most the available balance.' }) },
+  { amount_cents: Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Amount to pay out, in cents: at least the minimum (default 100) and at most the available balance.' }) },
   { additionalProperties: false },
 );
 export type ManualPayoutBody = Static<typeof ManualPayoutBody>;

@@ -44,7 +44,7 @@ const PollInput = Type.Object(
       Type.Boolean({ description: 'Whether a member may choose several options: false (one) when omitted on create; an edit that omits it keeps the poll’s. Fixed once anyone has voted.' }),
     ),
     closes_at: Type.Optional(
-      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      Type.Union([Type.String({ format: 'date-time', maxLength: 64 }), Type.Null()], {
         description: 'When voting ends (must be in the future); null = open while the post exists, as when omitted on create; an edit that omits it keeps the poll’s.',
       }),
     ),
@@ -54,7 +54,7 @@ const PollInput = Type.Object(
 
 export const CreatePostBody = Type.Object(
   {
-    community_id: Type.String({ format: 'uuid', description: 'One of your communities (404 otherwise); a paused one takes posts too, for the members it still has.' }),
+    community_id: Type.String({ format: 'uuid', maxLength: 36, description: 'One of your communities (404 otherwise); a paused one takes posts too, for the members it still has.' }),
     content: Content,
     preview: Type.Optional(Preview),
     tier_min_id: Type.Optional(TierMin),
@@ -87,9 +87,9 @@ export type PollInput = Static<typeof PollInput>;
 export const ListPostsQuery = Type.Object(
   {
     ...PaginationQuery,
-    community_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only this community (404 if it is not yours).' })),
+    community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'Only this community (404 if it is not yours).' })),
     pinned: Type.Optional(Type.Boolean({ description: 'Only pinned (true) or only unpinned (false) posts.' })),
-    tier_min_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only posts with exactly this minimum tier.' })),
+    tier_min_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'Only posts with exactly this minimum tier.' })),
   },
   { additionalProperties: false },
 );
@@ -98,7 +98,7 @@ export type ListPostsQuery = Static<typeof ListPostsQuery>;
 export const FeedQuery = Type.Object(
   {
     ...PaginationQuery,
-    community_id: Type.Optional(Type.String({ format: 'uuid', description: 'One community: one of yours, or any public one (404 otherwise). Omitted: every community you hold or held a subscription in.' })),
+    community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'One community: one of yours, or any public one (404 otherwise). Omitted: every community you hold or held a subscription in.' })),
   },
   { additionalProperties: false },
 );
@@ -111,7 +111,7 @@ export const CommentBody = Type.Object(
 );
 export const VoteBody = Type.Object(
   {
-    options: Type.Array(Type.Integer({ minimum: 0, maximum: POLL.optionsMax - 1 }), {
+    options: Type.Array(Type.Integer({ format: 'int32', minimum: 0, maximum: POLL.optionsMax - 1 }), {
       minItems: 1,
       maxItems: POLL.optionsMax,
       uniqueItems: true,

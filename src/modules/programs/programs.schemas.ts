@@ -7,23 +7,24 @@ const Goal = Type.Union([Type.Literal('hypertrophy'), Type.Literal('strength'), 
 });
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: '1 to 200 characters, not blank.' });
 const Description = Type.String({ maxLength: 20_000, description: 'Markdown, up to 20,000 characters.' });
-const DurationWeeks = Type.Integer({ minimum: 1, maximum: 52, description: 'Length in weeks, 1 to 52.' });
-const FrequencyPerWeek = Type.Integer({ minimum: 1, maximum: 7, description: 'Workouts per week, 1 to 7.' });
+const DurationWeeks = Type.Integer({ format: 'int32', minimum: 1, maximum: 52, description: 'Length in weeks, 1 to 52.' });
+const FrequencyPerWeek = Type.Integer({ format: 'int32', minimum: 1, maximum: 7, description: 'Workouts per week, 1 to 7.' });
 
 export const REPS_PATTERN = '^(?:[1-9][0-9]{0,2}(?:-[1-9][0-9]{0,2})?|AMRAP|[1-9][0-9]{0,3}s)$';
 
 const ExerciseEntryInput = Type.Object(
   {
-    exercise_id: Type.String({ format: 'uuid', description: 'A catalog exercise or one of your own.' }),
-    sets: Type.Integer({ minimum: 1, maximum: 20, description: 'Sets, 1 to 20.' }),
+    exercise_id: Type.String({ format: 'uuid', maxLength: 36, description: 'A catalog exercise or one of your own.' }),
+    sets: Type.Integer({ format: 'int32', minimum: 1, maximum: 20, description: 'Sets, 1 to 20.' }),
     reps: Type.String({
       pattern: REPS_PATTERN,
+      maxLength: 7, // the longest the pattern allows ("999-999")
       description: 'Repetitions as text: a count ("8"), a range ("8-12", low below high), "AMRAP" (as many as possible) or seconds ("30s").',
     }),
     load_kg: Type.Optional(
       Type.Union([Type.Number({ minimum: 0, maximum: 9999.99, description: 'Prescribed load in kilograms, at most 2 decimals.' }), Type.Null()]),
     ),
-    rest_sec: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 900, description: 'Rest after each set, 0 to 900 seconds.' }), Type.Null()])),
+    rest_sec: Type.Optional(Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 900, description: 'Rest after each set, 0 to 900 seconds.' }), Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -103,7 +104,7 @@ export const UpdateProgramBody = Type.Object(
 export type UpdateProgramBody = Static<typeof UpdateProgramBody>;
 
 export const ListProgramsQuery = Type.Object(
-  { ...PaginationQuery, community_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only programs of this community (404 if it is not yours).' })) },
+  { ...PaginationQuery, community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'Only programs of this community (404 if it is not yours).' })) },
   { additionalProperties: false },
 );
 export type ListProgramsQuery = Static<typeof ListProgramsQuery>;
@@ -119,7 +120,7 @@ export type UpdateWorkoutBody = Static<typeof UpdateWorkoutBody>;
 
 export const WorkoutOrderBody = Type.Object(
   {
-    workout_ids: Type.Array(Type.String({ format: 'uuid' }), {
+    workout_ids: Type.Array(Type.String({ format: 'uuid', maxLength: 36 }), {
       maxItems: 500,
       description: "Every workout of the program exactly once, in the new order.",
     }),

@@ -15,7 +15,7 @@ export function reconcileRoutes(reconciler: Reconciler, adminToken: string): Fas
           security: [{ adminToken: [] }],
           summary: 'Reconcile with the processor now',
           querystring: Type.Object(
-            { creator_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only this creator.' })) },
+            { creator_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'Only this creator.' })) },
             { additionalProperties: false },
           ),
           description:

@@ -31,9 +31,9 @@ export const Subscription = Type.Object(
 export const ListSubscriptionsQuery = Type.Object(
   {
     ...PaginationQuery,
-    community_id: Type.Optional(Type.String({ format: 'uuid' })),
-    tier_id: Type.Optional(Type.String({ format: 'uuid' })),
-    member_id: Type.Optional(Type.String({ format: 'uuid' })),
+    community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36 })),
+    tier_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36 })),
+    member_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36 })),
     status: Type.Optional(Status),
   },
   { additionalProperties: false },
@@ -54,7 +54,7 @@ export type CancelBody = Static<typeof CancelBody>;
 export const RefundBody = Type.Object(
   {
     amount_cents: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Partial refund amount; default the whole remaining amount of the last payment.' }),
+      Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Partial refund amount; default the whole remaining amount of the last payment.' }),
     ),
   },
   { additionalProperties: false },

@@ -6,16 +6,18 @@ const BillingPeriod = Type.Union([Type.Literal('monthly'), Type.Literal('quarter
 });
 const Name = Type.String({ minLength: 1, maxLength: 120, pattern: '\\S', description: 'Name shown to members, 1 to 120 characters.' });
 const PriceCents = Type.Integer({
+  format: 'int32',
   minimum: 100,
   maximum: 99_999_999,
   description: 'Price per billing period in cents (minimum 100). Free tiers are not supported.',
 });
-const TrialDays = Type.Integer({ minimum: 0, maximum: 730, description: 'Free trial days before the first charge (0 to 730).' });
+const TrialDays = Type.Integer({ format: 'int32', minimum: 0, maximum: 730, description: 'Free trial days before the first charge (0 to 730).' });
 const Benefits = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   maxItems: 20,
   description: 'Up to 20 benefits shown to members, each 1 to 200 characters.',
 });
 const Level = Type.Integer({
+  format: 'int32',
   minimum: 0,
   maximum: 1000,
   description:
@@ -79,7 +81,7 @@ export type UpdateTierBody = Static<typeof UpdateTierBody>;
 export const ListTiersQuery = Type.Object(
   {
     ...PaginationQuery,
-    community_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only tiers of this community (404 if it is not yours).' })),
+    community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'Only tiers of this community (404 if it is not yours).' })),
     is_active: Type.Optional(Type.Boolean({ description: 'Only active (true) or deactivated (false) tiers.' })),
   },
   { additionalProperties: false },

@@ -45,8 +45,9 @@ export function webhookRoutes(deps: { stripe: Stripe; secrets: string[]; inbox: 
           summary: 'Receive a payment-processor event',
           description:
             'Called by the payment processor (Stripe or the simulator), not by creators. The body is verified against `Stripe-Signature` (HMAC-SHA256, ±5 minutes); a verified event is recorded in the inbox by its id and acknowledged at once, then processed in the background with retries. A redelivered event is acknowledged and changes nothing; unknown event types are acknowledged and ignored.',
-          headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String()) }),
-          body: Type.String({ description: 'The event exactly as the processor sent it (JSON).' }),
+          // A Stripe signature is `t=…,v1=…` with one v1 per active secret: a few hundred characters.
+          headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String({ maxLength: 4096 })) }),
+          body: Type.String({ maxLength: 1024 * 1024, description: 'The event exactly as the processor sent it (JSON), at most 1 MiB.' }),
           response: {
             200: Ok(Type.Object({ received: Type.Literal(true), duplicate: Type.Boolean({ description: 'The event had been received before.' }) })),
             400: errorResponse('The signature is missing, does not match, or is outside the 5-minute window.'),

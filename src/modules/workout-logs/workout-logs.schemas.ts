@@ -6,8 +6,8 @@ export const FUTURE_SKEW_MS = 5 * 60_000;
 
 const SetInput = Type.Object(
   {
-    exercise_id: Type.String({ format: 'uuid', description: 'A catalog exercise, or an own exercise of a creator you subscribe to.' }),
-    reps: Type.Integer({ minimum: 1, maximum: 1000, description: 'Repetitions done (seconds for a timed exercise).' }),
+    exercise_id: Type.String({ format: 'uuid', maxLength: 36, description: 'A catalog exercise, or an own exercise of a creator you subscribe to.' }),
+    reps: Type.Integer({ format: 'int32', minimum: 1, maximum: 1000, description: 'Repetitions done (seconds for a timed exercise).' }),
     load_kg: Type.Optional(Type.Number({ minimum: 0, maximum: 2000, description: 'Load in kilograms, at most 2 decimals; 0 (the default) for bodyweight.' })),
     is_warmup: Type.Optional(Type.Boolean({ description: 'Warm-up sets never make or hold a personal record. Default false.' })),
     rpe: Type.Optional(Type.Number({ minimum: 1, maximum: 10, multipleOf: 0.5, description: 'Rate of perceived exertion, 1 to 10 in halves.' })),
@@ -17,9 +17,9 @@ const SetInput = Type.Object(
 
 export const CreateLogBody = Type.Object(
   {
-    workout_id: Type.Optional(Type.String({ format: 'uuid', description: "The program workout followed; you need a live subscription to its program's community (else 403)." })),
-    community_id: Type.Optional(Type.String({ format: 'uuid', description: 'The community trained for, without a program workout (live subscription needed, else 403). Omit both for a personal log.' })),
-    performed_at: Type.String({ format: 'date-time', description: 'When the workout was done; at most 5 minutes in the future.' }),
+    workout_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: "The program workout followed; you need a live subscription to its program's community (else 403)." })),
+    community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'The community trained for, without a program workout (live subscription needed, else 403). Omit both for a personal log.' })),
+    performed_at: Type.String({ format: 'date-time', maxLength: 64, description: 'When the workout was done; at most 5 minutes in the future.' }),
     sets: Type.Array(SetInput, { minItems: 1, maxItems: MAX_SETS_PER_LOG, description: `1 to ${MAX_SETS_PER_LOG} sets, in the order done.` }),
   },
   { additionalProperties: false },
