@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { BENCH_PRESS_ID, buildTestApp, createMember, json, type TestApp, type TestMember } from '../../../test/helpers.js';
+import { BENCH_PRESS_ID, buildTestApp, json, mintMember, type TestApp, type TestMember } from '../../../test/helpers.js';
 import { newId } from '../../db/ids.js';
 import { createLoggingRepo } from './logging.repo.js';
 import type { NewLog } from './workout-logs.repo.js';
@@ -90,7 +90,7 @@ describe('the single-statement logging path', () => {
     });
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(set, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 7 }), async (logs) => {
-        const member = await createMember(t);
+        const member = await mintMember(t);
         const history: Logged[] = [];
         let minute = 0;
         for (const sets of logs) {
@@ -119,7 +119,7 @@ describe('the single-statement logging path', () => {
     const repo = createLoggingRepo(t.database.db);
     await fc.assert(
       fc.asyncProperty(fc.array(history, { minLength: 2, maxLength: 4 }), async (histories) => {
-        const members = await Promise.all(histories.map(() => createMember(t)));
+        const members = await Promise.all(histories.map(() => mintMember(t)));
         const logged: Logged[][] = histories.map(() => []);
         // Step k sends every member's k-th log in one statement (members run out at different steps).
         for (let k = 0; k < Math.max(...histories.map((h) => h.length)); k++) {
@@ -144,7 +144,7 @@ describe('the single-statement logging path', () => {
   });
 
   it('writes the valid logs of a shared statement and, for each other log, nothing but its own reason', async () => {
-    const [a, b, c] = await Promise.all([createMember(t), createMember(t), createMember(t)]);
+    const [a, b, c] = await Promise.all([mintMember(t), mintMember(t), mintMember(t)]);
     const repo = createLoggingRepo(t.database.db);
     const at = (day: number) => new Date(Date.UTC(2026, 4, day));
     const sets = [{ exercise_id: BENCH_PRESS_ID, reps: 5, load_kg: 60, is_warmup: false }];
@@ -162,7 +162,7 @@ describe('the single-statement logging path', () => {
   });
 
   it("keeps one member's records right when their logs arrive at once, in any order of dates", async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     const base = Date.UTC(2026, 1, 1);
     // Dates shuffled against arrival, so some logs land before later-dated ones and some after.
     const minutes = [5, 1, 7, 3, 8, 2, 6, 4];
@@ -183,7 +183,7 @@ describe('the single-statement logging path', () => {
 
   // PGlite has one connection: a held lock would stall the request behind it for good.
   it.runIf(inject('postgresUrl'))('runs again when another change of the member\'s history commits while it waits, and logs once', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     expect((await post(member, new Date(Date.UTC(2026, 2, 1)), [{ exercise_id: BENCH_PRESS_ID, reps: 5, load_kg: 50, is_warmup: false }])).statusCode).toBe(201);
     let answer: Promise<Awaited<ReturnType<typeof post>>> | undefined;
     // Hold the member's history lock (as a deletion does), send a log meanwhile, then commit:

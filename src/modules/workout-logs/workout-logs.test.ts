@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../../test/billing-kit.js';
-import { BENCH_PRESS_ID, buildTestApp, createCommunity, createCreator, createExercise, createMember, createProgram, createWorkout, json, type TestApp, type TestMember } from '../../../test/helpers.js';
+import { BENCH_PRESS_ID, buildTestApp, createCommunity, createCreator, createExercise, createProgram, createWorkout, json, mintMember, type TestApp, type TestMember } from '../../../test/helpers.js';
 import { createTrainingViewRepo } from './creator-view.repo.js';
 
 let t: TestApp;
@@ -37,14 +37,14 @@ const kinds = (prs: Array<{ kind: string }>) => prs.map((p) => p.kind).sort();
 
 describe('logging workouts and personal records', () => {
   it('records the sets and treats the first set ever as the baseline, not a PR', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     const res = await logWorkout(member, [{ reps: 5, load_kg: 60, rpe: 8 }]);
     expect(res.statusCode, res.body).toBe(201);
     expect(json(res).data).toMatchObject({ workout_id: null, community_id: null, prs: [], sets: [{ exercise_id: BENCH_PRESS_ID, exercise_name: 'Barbell Bench Press', reps: 5, load_kg: 60, is_warmup: false, rpe: 8 }] });
   });
 
   it('detects all four kinds for a weighted set that beats everything before it', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     await prsOf(member, [{ reps: 5, load_kg: 60 }]);
     const prs = await prsOf(member, [{ reps: 6, load_kg: 62.5 }]);
     expect(prs).toEqual(
@@ -59,7 +59,7 @@ describe('logging workouts and personal records', () => {
   });
 
   it('does not count a tie as a PR', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     await prsOf(member, [{ reps: 5, load_kg: 60 }]);
     expect(await prsOf(member, [{ reps: 5, load_kg: 60 }])).toEqual([]);
     // 90 × 10 and 100 × 6 estimate the same 1RM (120): a tie in est_1rm.
@@ -68,14 +68,14 @@ describe('logging workouts and personal records', () => {
   });
 
   it('never lets a warm-up make or hold a PR', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     await prsOf(member, [{ reps: 20, load_kg: 100, is_warmup: true }, { reps: 5, load_kg: 50 }]);
     expect(await prsOf(member, [{ reps: 25, load_kg: 120, is_warmup: true }])).toEqual([]);
     expect(kinds(await prsOf(member, [{ reps: 5, load_kg: 55 }]))).toEqual(['est_1rm', 'max_load', 'max_volume']);
   });
 
   it('lists the PRs of a log by the set that made them, then by kind', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     await prsOf(member, [{ reps: 5, load_kg: 60 }]);
     // Set 0 beats on reps only; set 1 beats on load (and so est_1rm and volume).
     const prs = await prsOf(member, [{ reps: 8, load_kg: 20 }, { reps: 5, load_kg: 70 }]);
@@ -88,7 +88,7 @@ describe('logging workouts and personal records', () => {
   });
 
   it('reports each kind once per log, for its best set, when two sets beat the record', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     await prsOf(member, [{ reps: 5, load_kg: 100 }]);
     const prs = await prsOf(member, [{ reps: 5, load_kg: 105 }, { reps: 2, load_kg: 110 }, { reps: 12, load_kg: 80 }]);
     expect(prs.find((p) => p.kind === 'max_load')).toMatchObject({ value: 110, previous_value: 100, set_index: 1 });
@@ -98,14 +98,14 @@ describe('logging workouts and personal records', () => {
   });
 
   it('judges a bodyweight set (load 0) on max_reps alone', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     await prsOf(member, [{ exercise_id: pullUp, reps: 8 }]);
     expect(await prsOf(member, [{ exercise_id: pullUp, reps: 10, load_kg: 0 }])).toEqual([{ exercise_id: pullUp, kind: 'max_reps', value: 10, previous_value: 8, set_index: 0 }]);
     expect(await prsOf(member, [{ exercise_id: pullUp, reps: 6, load_kg: 10 }])).toEqual([]);
   });
 
   it('recomputes the records when a log is deleted', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     await prsOf(member, [{ reps: 5, load_kg: 60 }]);
     const best = json(await logWorkout(member, [{ reps: 5, load_kg: 80 }])).data;
     expect(kinds(best.prs)).toEqual(['est_1rm', 'max_load', 'max_volume']);
@@ -120,7 +120,7 @@ describe('logging workouts and personal records', () => {
   });
 
   it("gives each of many members logging at once their own log and PRs, judged against their own records", async () => {
-    const members = await Promise.all(Array.from({ length: 6 }, () => createMember(t)));
+    const members = await Promise.all(Array.from({ length: 6 }, () => mintMember(t)));
     for (const [i, m] of members.entries()) await prsOf(m, [{ reps: 5, load_kg: 50 + i }]);
     // Sent together, these share logging statements (group commit); each answer must still be its own.
     const answers = await Promise.all(members.map((m, i) => logWorkout(m, [{ reps: 5, load_kg: 60 + i }])));
@@ -133,7 +133,7 @@ describe('logging workouts and personal records', () => {
   });
 
   it('fits a back-dated log into the history: judged against what came before it', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     await prsOf(member, [{ reps: 5, load_kg: 100 }], { performed_at: '2025-06-10T10:00:00Z' });
     const early = await prsOf(member, [{ reps: 5, load_kg: 90 }], { performed_at: '2025-06-01T10:00:00Z' });
     expect(early).toEqual([]);
@@ -143,8 +143,8 @@ describe('logging workouts and personal records', () => {
   });
 
   it('lists the member\'s own logs, newest first, and deletes only their own', async () => {
-    const member = await createMember(t);
-    const other = await createMember(t);
+    const member = await mintMember(t);
+    const other = await mintMember(t);
     const first = json(await logWorkout(member, [{ reps: 5, load_kg: 60 }])).data;
     const second = json(await logWorkout(member, [{ reps: 5, load_kg: 60 }])).data;
     const list = json(await t.app.inject({ method: 'GET', url: '/api/v1/member/workout-logs?limit=1', headers: member.headers }));
@@ -154,7 +154,7 @@ describe('logging workouts and personal records', () => {
   });
 
   it('validates a log: performed_at not in the future, at most 200 sets, loads with 2 decimals, exercises the member may use', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     const future = await logWorkout(member, [{ reps: 5, load_kg: 60 }], { performed_at: new Date(Date.now() + 10 * 60_000).toISOString() });
     expect(future.statusCode).toBe(400);
     expect(json(future).error.details).toContainEqual({ field: 'performed_at', message: 'is in the future' });
@@ -174,7 +174,7 @@ describe('logging workouts and personal records', () => {
     const creator = await createCreator(t);
     const community = await createCommunity(t, creator);
     const workout = await createWorkout(t, creator, (await createProgram(t, creator, community.id)).id);
-    const member = await createMember(t);
+    const member = await mintMember(t);
     const byWorkout = await logWorkout(member, [{ reps: 5, load_kg: 60 }], { workout_id: workout.id });
     expect(byWorkout.statusCode).toBe(403);
     expect(json(byWorkout).error.code).toBe('forbidden');
@@ -201,7 +201,7 @@ describe('logging workouts and personal records', () => {
   });
 
   it('never logs a workout twice for a retried request with the same Idempotency-Key', async () => {
-    const member = await createMember(t);
+    const member = await mintMember(t);
     const payload = [{ reps: 5, load_kg: 60 }];
     const body = { performed_at: '2026-01-05T10:00:00.000Z' };
     const first = await logWorkout(member, payload, body, { 'idempotency-key': 'log-retry-1' });
