@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createCommunity, createCreator, createTier, json, type TestApp, type TestCreator } from '../../../test/helpers.js';
 import { addMember, DAY_MS, mirrorSubscription } from '../../../test/members-kit.js';
 import { createActivityRepo } from '../activity/activity.js';
-import { createMetricsAggregates } from './aggregates.js';
+import { ALL_COMMUNITIES, createMetricsAggregates } from './aggregates.js';
 import { createMetricsRepo } from './metrics.repo.js';
 import { periodStarts, windowAt } from './metrics.service.js';
 
@@ -239,17 +239,21 @@ describe('the counters the mirror keeps', () => {
     await mirrorSubscription(t, creator, { communityId: a.id, tierId: tier, memberId: m }, { status: 'active', createdAt: new Date(NOW.getTime() - 40 * DAY_MS), priceCents: 1000 });
     const reconcile = async () =>
       json(await t.app.inject({ method: 'POST', url: `/api/v1/admin/reconcile?creator_id=${creator.id}`, headers: { authorization: `Bearer ${t.adminToken}` } })).data;
-    // Activity not folded yet is not drift.
+    // Activity not folded yet is not drift, and a check that finds none writes nothing (no rebuild).
     await t.database.db.transaction().execute((trx) => createActivityRepo().record(creator.id, m, NOW, trx));
+    const watermark = () => t.database.db.selectFrom('metrics_scopes').select('activity_folded_at').where('creator_id', '=', creator.id).where('scope_id', '=', ALL_COMMUNITIES).executeTakeFirstOrThrow();
+    const folded = await watermark();
     expect((await reconcile()).metrics_rows_fixed).toBe(0);
+    expect(await watermark()).toEqual(folded);
     const before = await get(creator, '/creator-metrics');
     expect(before.engagement_rate_30d).toBe(1);
     // Drift: counters written around the mirror.
     await sql`update metrics_tiers set mrr_cents = mrr_cents + 7, members_all = 5 where creator_id = ${creator.id}`.execute(t.database.db);
     await sql`delete from metrics_days where creator_id = ${creator.id}`.execute(t.database.db);
     expect((await get(creator, '/creator-metrics')).mrr_cents).toBe(1007);
-    // The tier row, and in each scope (its community, all communities) the day rows of the start and of the activity.
-    expect((await reconcile()).metrics_rows_fixed).toBe(5);
+    // The tier row, and in each scope (its community, all communities) the day row of the start
+    // (the activity is not folded yet: it had no day row to lose).
+    expect((await reconcile()).metrics_rows_fixed).toBe(3);
     expect(await get(creator, '/creator-metrics')).toEqual(before);
     expect((await reconcile()).metrics_rows_fixed).toBe(0);
   });

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Executor } from '../../db/tx.js';
 import type { Database } from '../../db/types.js';
 import { ALL, ALL_COMMUNITIES, COUNTER_DELTAS, foldActivity, lockCreator } from './counters.js';
-import { rebuild } from './rebuild.js';
+import { check, rebuild } from './rebuild.js';
 
 export { ALL_COMMUNITIES };
 
@@ -30,6 +30,19 @@ export function createMetricsAggregates({ now = () => new Date() }: { now?: () =
     /** All of a creator's counters from scratch (rebuild.ts), on this clock. */
     rebuild: (creatorId: string, trx: Executor) => rebuild(creatorId, trx, { now }),
     fold,
+
+    /**
+     * Reconciliation's part: a lock-free check of the creator's kept rows against a
+     * recomputation (the creator's subscription changes go on meanwhile), and only when it finds
+     * a difference, a rebuild under the lock. Answers the rows that differed.
+     */
+    async reconcile(creatorId: string, db: Kysely<Database>): Promise<number> {
+      const drift = await db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute((trx) => check(creatorId, trx));
+      return drift === 0 ? 0 : db.transaction().execute((trx) => rebuild(creatorId, trx, { now }));
+    },
 
     /**
      * Computes the counters of every creator who has subscriptions but none yet (the first start

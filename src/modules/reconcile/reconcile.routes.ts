@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminAuth } from '../../http/auth.js';
-import { authErrors, Ok } from '../../http/schemas.js';
+import { authErrors, Int64, Ok } from '../../http/schemas.js';
 import type { Reconciler } from './reconcile.service.js';
 
 /** Operator trigger for reconciliation (the CLI's `reconcile`); it also runs on a schedule. */
@@ -23,20 +23,20 @@ export function reconcileRoutes(reconciler: Reconciler, adminToken: string): Fas
           response: {
             200: Ok(
               Type.Object({
-                creators: Type.Integer(),
-                subscriptions_checked: Type.Integer(),
-                subscriptions_fixed: Type.Integer({ description: 'Mirror rows that differed from the processor and were corrected (or were missing).' }),
-                pause_fixes: Type.Integer({ description: 'Subscriptions brought to their community status: set to cancel at period end (paused), lifted (active), or a creator cancel set again.' }),
-                payouts_fixed: Type.Integer({ description: 'Payout mirror rows corrected or added.' }),
-                balance_transactions_copied: Type.Integer({ description: 'Balance transactions added to the local copy that balance answers read earnings from.' }),
-                payments_added: Type.Integer({ description: 'Paid invoices that were missing from the mirror.' }),
-                refunds_added: Type.Integer({ description: 'Refunds (made here or in the processor dashboard) that were missing from the mirror.' }),
-                metrics_rows_fixed: Type.Integer({
+                creators: Int64(),
+                subscriptions_checked: Int64(),
+                subscriptions_fixed: Int64({ description: 'Mirror rows that differed from the processor and were corrected (or were missing).' }),
+                pause_fixes: Int64({ description: 'Subscriptions brought to their community status: set to cancel at period end (paused), lifted (active), or a creator cancel set again.' }),
+                payouts_fixed: Int64({ description: 'Payout mirror rows corrected or added.' }),
+                balance_transactions_copied: Int64({ description: 'Balance transactions added to the local copy that balance answers read earnings from.' }),
+                payments_added: Int64({ description: 'Paid invoices that were missing from the mirror.' }),
+                refunds_added: Int64({ description: 'Refunds (made here or in the processor dashboard) that were missing from the mirror.' }),
+                metrics_rows_fixed: Int64({
                   description:
                     "Creator-metrics counter rows (and the spells and member states they are computed from) that differed from a from-scratch recomputation over the mirror and were corrected; 0 when the kept counters were right.",
                 }),
-                events_processed: Type.Integer(),
-                errors: Type.Integer(),
+                events_processed: Int64(),
+                errors: Int64(),
               }),
             ),
             ...authErrors,

@@ -71,7 +71,7 @@ export function createReconciler(deps: {
     report.payments_added += added.payments;
     report.refunds_added += added.refunds;
     // Last, once the mirror is right: the metrics' counters recomputed from it, differences fixed.
-    report.metrics_rows_fixed += await db.transaction().execute((trx) => aggregates.rebuild(creatorId, trx));
+    report.metrics_rows_fixed += await aggregates.reconcile(creatorId, db);
   }
 
   return {
