@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type IntegerOptions, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES } from './errors.js';
 import { MAX_PAGE } from './pagination.js';
 
@@ -7,6 +7,13 @@ import { MAX_PAGE } from './pagination.js';
 export const Uuid = Type.String({ format: 'uuid', maxLength: 36, description: 'UUID', examples: ['0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b'] });
 // 64: an RFC 3339 time is at most ~35 characters with nanoseconds and an offset.
 export const Timestamp = Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601 UTC timestamp' });
+
+/**
+ * An integer the server computes and answers (a count, an amount in cents, a rank): a 64-bit
+ * integer within JavaScript's safe range, narrowed by the caller where it knows better.
+ */
+export const Int64 = (options: IntegerOptions = {}) =>
+  Type.Integer({ format: 'int64', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options });
 
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
@@ -52,7 +59,7 @@ export const ErrorBody = Type.Object(
 
 export const Ok = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
 export const OkList = <T extends TSchema>(item: T) =>
-  Type.Object({ success: Type.Literal(true), data: Type.Array(item), pagination: Type.Ref(Pagination) });
+  Type.Object({ success: Type.Literal(true), data: Type.Array(item, { maxItems: 100 }), pagination: Type.Ref(Pagination) });
 
 const errorRef = (description: string) => Type.Ref(ErrorBody, { description });
 

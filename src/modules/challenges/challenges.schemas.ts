@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 
 export const METRICS = ['workouts_count', 'workouts_with_exercise', 'volume_kg', 'streak_days'] as const;
 export const STATUSES = ['scheduled', 'running', 'finished', 'canceled'] as const;
@@ -92,12 +92,12 @@ const challengeFields = {
   description: Type.String(),
   metric: Metric,
   exercise_id: Type.Union([Uuid, Type.Null()]),
-  duration_days: Type.Integer(),
+  duration_days: Int64(),
   starts_at: Timestamp,
   ends_at: Type.String({ format: 'date-time', maxLength: 64, description: '`starts_at` + `duration_days` days: the first moment outside the window.' }),
   tier_min_id: Type.Union([Uuid, Type.Null()]),
   status: Status,
-  participants_count: Type.Integer({ description: 'Members taking part now.' }),
+  participants_count: Int64({ description: 'Members taking part now.' }),
 };
 
 export const Challenge = Type.Object(
@@ -117,14 +117,14 @@ export const MemberChallenge = Type.Object(
     joined: Type.Boolean({ description: 'Whether you take part.' }),
     can_join: Type.Boolean({ description: 'Whether joining would succeed now: scheduled or running, its community not paused, and your tier qualifies.' }),
     score: Type.Union([Type.Number(), Type.Null()], { description: 'Your score; null when you do not take part.' }),
-    rank: Type.Union([Type.Integer(), Type.Null()], { description: 'Your rank (1 = first); null when you do not take part.' }),
+    rank: Type.Union([Int64(), Type.Null()], { description: 'Your rank (1 = first); null when you do not take part.' }),
   },
   { $id: 'MemberChallenge', title: 'MemberChallenge' },
 );
 
 export const Ranking = Type.Object(
   {
-    rank: Type.Integer({ minimum: 1, description: 'Position, 1 = first: score descending, ties to the member who reached the score first.' }),
+    rank: Int64({ minimum: 1, description: 'Position, 1 = first: score descending, ties to the member who reached the score first.' }),
     member_id: Uuid,
     name: Type.String({ description: 'First name and the initial of the last ("Maria Silva" → "Maria S."); a single name stays whole.' }),
     score: Type.Number(),
@@ -159,6 +159,6 @@ export const Participation = Type.Object({
   name: Type.String(),
   status: Status,
   score: Type.Number(),
-  rank: Type.Integer({ minimum: 1 }),
+  rank: Int64({ minimum: 1 }),
   joined_at: Timestamp,
 });

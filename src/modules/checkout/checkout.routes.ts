@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { conflictError, errorResponse, notFoundError, Ok, OkList, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { conflictError, errorResponse, Int64, notFoundError, Ok, OkList, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { memberOf } from '../members/member-auth.js';
 import { memberAuthErrors, memberSecurity } from '../members/members.schemas.js';
 import type { CheckoutService } from './checkout.service.js';
@@ -23,7 +23,7 @@ const MemberSubscription = Type.Object({
   tier_id: Uuid,
   tier_name: Type.String(),
   status: Type.String(),
-  price_cents: Type.Integer(),
+  price_cents: Int64(),
   billing_period: Type.String(),
   current_period_end: Type.Union([Timestamp, Type.Null()]),
   cancel_at_period_end: Type.Boolean(),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 
 export const CATEGORIES = ['musculacao', 'funcional', 'yoga', 'crossfit', 'corrida', 'nutricao', 'outros'] as const;
 
@@ -34,9 +34,9 @@ export const Community = Type.Object(
     status: Type.Union([Type.Literal('active'), Type.Literal('paused')], {
       description: '`paused` after DELETE: hidden from discovery, no new subscriptions. `POST /communities/{id}/resume` reactivates it.',
     }),
-    members_count: Type.Integer({ description: 'Distinct members holding a live (trialing, active or past_due) subscription here.' }),
-    active_subscribers: Type.Integer({ description: 'Subscriptions in status `active` (including those set to cancel at period end).' }),
-    mrr_cents: Type.Integer({
+    members_count: Int64({ description: 'Distinct members holding a live (trialing, active or past_due) subscription here.' }),
+    active_subscribers: Int64({ description: 'Subscriptions in status `active` (including those set to cancel at period end).' }),
+    mrr_cents: Int64({
       description: 'Monthly recurring revenue: each active or past_due subscription at its billed price, normalised to a month (quarterly / 3, yearly / 12) and rounded half up, summed. Trials are not MRR.',
     }),
     paused_at: Type.Union([Timestamp, Type.Null()]),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PaginationQuery, Uuid } from '../../http/schemas.js';
+import { Int64, PaginationQuery, Uuid } from '../../http/schemas.js';
 import { CATEGORIES } from '../communities/communities.schemas.js';
 
 const Category = Type.Union(
@@ -14,12 +14,12 @@ const Category = Type.Union(
 const PublicTier = Type.Object({
   id: Uuid,
   name: Type.String(),
-  price_cents: Type.Integer({ description: 'Price per billing period, in cents.' }),
+  price_cents: Int64({ description: 'Price per billing period, in cents.' }),
   currency: Type.String({ description: 'ISO 4217 code, lower case.' }),
   billing_period: Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]),
-  trial_days: Type.Integer({ description: 'Free days before the first charge.' }),
+  trial_days: Int64({ description: 'Free days before the first charge.' }),
   benefits: Type.Array(Type.String()),
-  level: Type.Union([Type.Integer(), Type.Null()], { description: "The creator's explicit rank for the tier, if any (see the tier order)." }),
+  level: Type.Union([Int64(), Type.Null()], { description: "The creator's explicit rank for the tier, if any (see the tier order)." }),
 });
 
 /** A community as the public sees it: a presenter-made shape, never the creator's row or figures. */

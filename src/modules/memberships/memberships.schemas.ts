@@ -1,6 +1,6 @@
 import { Participation } from '../challenges/challenges.schemas.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { Subscription } from '../subscriptions/subscriptions.schemas.js';
 
 const SubscriptionStatus = Type.Union([Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled')]);
@@ -30,11 +30,11 @@ export const Engagement = Type.Object({
     description:
       "The member's last activity in this creator's communities (a workout logged, a comment, kudos, a poll vote or a post view), exact to within an hour: activity is recorded at most once an hour. Null when there has been none.",
   }),
-  workouts_completed_30d: Type.Integer({ description: "Workouts logged in this creator's communities, performed in the last 30 days." }),
-  posts_count_30d: Type.Integer({
+  workouts_completed_30d: Int64({ description: "Workouts logged in this creator's communities, performed in the last 30 days." }),
+  posts_count_30d: Int64({
     description: "Comments the member wrote on posts in this creator's communities in the last 30 days (members comment; posts are the creator's). Comments on a deleted post, or deleted comments, do not count.",
   }),
-  streak_days: Type.Integer({ description: "Consecutive UTC days with at least one workout logged in this creator's communities, ending today or yesterday; 0 otherwise." }),
+  streak_days: Int64({ description: "Consecutive UTC days with at least one workout logged in this creator's communities, ending today or yesterday; 0 otherwise." }),
 });
 
 const memberFields = {
@@ -52,13 +52,13 @@ const memberFields = {
 export const MemberListItem = Type.Object(memberFields, { $id: 'MemberListItem', title: 'MemberListItem', description: 'A member as the creator sees them: only subscriptions and activity in this creator’s communities.' });
 
 export const MembersPagination = Type.Object({
-  page: Type.Integer(),
-  limit: Type.Integer(),
-  total: Type.Integer({
+  page: Int64(),
+  limit: Int64(),
+  total: Int64({
     description:
       'Members matching the filters. Exact up to 10,000; above that it is the database planner’s estimate (fast at any size, typically within a few percent for a plain or single-filter list) and `total_is_estimate` is true.',
   }),
-  pages: Type.Integer({ description: 'Number of pages for `total` (0 when there are no members).' }),
+  pages: Int64({ description: 'Number of pages for `total` (0 when there are no members).' }),
   total_is_estimate: Type.Boolean({ description: 'True when `total` (and so `pages`) is an estimate; see `total`.' }),
 });
 
@@ -101,7 +101,7 @@ export type ListMembersQuery = Static<typeof ListMembersQuery>;
 export const ExportMembersQuery = Type.Object(filters, { additionalProperties: false });
 export type ExportMembersQuery = Static<typeof ExportMembersQuery>;
 
-const Money = Type.Integer({ description: 'Integer cents.' });
+const Money = Int64({ description: 'Integer cents.' });
 
 // A subscription record (GET /subscriptions/{id}) with what the member record adds to it.
 const HistoryEntry = Type.Object({
@@ -133,7 +133,7 @@ export const ExecutedWorkout = Type.Object(
     workout_id: Type.Union([Uuid, Type.Null()]),
     workout_name: Type.Union([Type.String(), Type.Null()], { description: 'The program workout followed, if any.' }),
     performed_at: Timestamp,
-    sets_count: Type.Integer(),
+    sets_count: Int64(),
     created_at: Timestamp,
   },
   { $id: 'ExecutedWorkout', title: 'ExecutedWorkout', description: "A workout the member logged in one of this creator's communities (personal logs and other creators' never show)." },
@@ -147,7 +147,7 @@ export const MemberRecord = Type.Object(
     subscription_history: Type.Array(HistoryEntry, { description: "Every subscription the member holds or held in this creator's communities, oldest first." }),
     workouts: Type.Object({
       data: Type.Array(Type.Ref(ExecutedWorkout), { description: 'The 20 most recent, newest first (performed_at, ties by id).' }),
-      total: Type.Integer(),
+      total: Int64(),
       next: Type.Union([Type.String(), Type.Null()], { description: 'Path of the next page (`GET /api/v1/members/:id/workout-logs?page=2&limit=20`), null when these are all.' }),
     }),
     personal_records: Type.Array(

@@ -1,9 +1,9 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminAuth } from '../../http/auth.js';
-import { authErrors, conflictError, errorResponse, IdParams, Ok } from '../../http/schemas.js';
+import { authErrors, conflictError, errorResponse, IdParams, Int64, Ok } from '../../http/schemas.js';
 import type { PayoutsService } from './payouts.service.js';
 
-const Cents = Type.Integer();
+const Cents = Int64();
 
 /** Operator view of a creator's ledger at the processor, with the money identities checked. */
 export function ledgerRoutes(service: PayoutsService, adminToken: string): FastifyPluginAsyncTypebox {
@@ -23,8 +23,8 @@ export function ledgerRoutes(service: PayoutsService, adminToken: string): Fasti
             200: Ok(
               Type.Object({
                 currency: Type.String(),
-                charges: Type.Object({ count: Type.Integer(), gross_cents: Cents, fee_cents: Cents, net_cents: Cents }),
-                refunds: Type.Object({ count: Type.Integer(), amount_cents: Cents, fee_reversed_cents: Cents, net_reversed_cents: Cents }),
+                charges: Type.Object({ count: Int64(), gross_cents: Cents, fee_cents: Cents, net_cents: Cents }),
+                refunds: Type.Object({ count: Int64(), amount_cents: Cents, fee_reversed_cents: Cents, net_reversed_cents: Cents }),
                 payouts: Type.Object({ paid_cents: Cents, in_transit_cents: Cents }),
                 balance: Type.Object({ available_cents: Cents, pending_cents: Cents }),
                 all_time_net_cents: Cents,

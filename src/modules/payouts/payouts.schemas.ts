@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 
 const Status = Type.Union([Type.Literal('pending'), Type.Literal('in_transit'), Type.Literal('paid'), Type.Literal('failed'), Type.Literal('canceled')]);
 
 export const Payout = Type.Object(
   {
     id: Uuid,
-    amount_cents: Type.Integer(),
+    amount_cents: Int64(),
     currency: Type.String(),
     status: Type.Union(Status.anyOf, {
       description: '`pending` (waiting at the processor) → `in_transit` (sent to the bank) → `paid`; `failed` when processing fails (the amount returns to the available balance); `canceled` if canceled before it was sent.',
@@ -23,10 +23,10 @@ export const Payout = Type.Object(
 export const Balance = Type.Object(
   {
     currency: Type.String(),
-    available_cents: Type.Integer({ description: 'Available to pay out now (read from the processor).' }),
-    pending_cents: Type.Integer({ description: 'Charged, not yet available: funds become available 7 days after each charge (read from the processor).' }),
-    this_month_received_cents: Type.Integer({ description: 'Creator net of charges minus refunded net, this calendar month (UTC).' }),
-    all_time_cents: Type.Integer({ description: 'Creator net of all charges minus refunded net.' }),
+    available_cents: Int64({ description: 'Available to pay out now (read from the processor).' }),
+    pending_cents: Int64({ description: 'Charged, not yet available: funds become available 7 days after each charge (read from the processor).' }),
+    this_month_received_cents: Int64({ description: 'Creator net of charges minus refunded net, this calendar month (UTC).' }),
+    all_time_cents: Int64({ description: 'Creator net of all charges minus refunded net.' }),
     next_auto_payout_at: Type.Union([Timestamp, Type.Null()], { description: 'Next automatic payout under the schedule; null when the schedule is manual.' }),
     payout_schedule: Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly'), Type.Literal('manual')], {
       description: "The processor account's schedule, changed in the creator's processor dashboard (not through this API); learned from `account.updated`.",

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { COMMENT_MAX, MEDIA_MAX, MEDIA_TYPES, MEDIA_URL_MAX, POST_CONTENT_MAX } from './content.js';
 
 /** Lengths beyond which a text is refused before it is even counted (the real limits are counted in code points after NFC). */
@@ -122,26 +122,26 @@ export const VoteBody = Type.Object(
 );
 export const PostCommentParams = Type.Object({ id: Uuid, comment_id: Uuid }, { additionalProperties: false });
 
-const PollOption = Type.Object({ index: Type.Integer({ minimum: 0 }), text: Type.String(), votes: Type.Integer({ minimum: 0, description: 'Members who chose it.' }) });
+const PollOption = Type.Object({ index: Int64({ minimum: 0 }), text: Type.String(), votes: Int64({ minimum: 0, description: 'Members who chose it.' }) });
 const pollFields = {
   question: Type.String(),
   options: Type.Array(PollOption),
   multiple_choice: Type.Boolean(),
   closes_at: Type.Union([Timestamp, Type.Null()]),
   closed: Type.Boolean({ description: 'Past `closes_at`: no more votes.' }),
-  voters: Type.Integer({ minimum: 0, description: 'Members who voted (with several choices, each counts once here).' }),
+  voters: Int64({ minimum: 0, description: 'Members who voted (with several choices, each counts once here).' }),
 };
 const Poll = Type.Object(pollFields, { $id: 'Poll', title: 'Poll' });
 const MemberPoll = Type.Object(
-  { ...pollFields, my_votes: Type.Array(Type.Integer({ minimum: 0 }), { description: 'The indexes you chose; empty if you have not voted.' }) },
+  { ...pollFields, my_votes: Type.Array(Int64({ minimum: 0 }), { description: 'The indexes you chose; empty if you have not voted.' }) },
   { $id: 'MemberPoll', title: 'MemberPoll' },
 );
 export { MemberPoll, Poll };
 
 const counts = {
-  kudos_count: Type.Integer({ minimum: 0 }),
-  comments_count: Type.Integer({ minimum: 0 }),
-  views_count: Type.Integer({ minimum: 0, description: 'Distinct members who opened the post, counted once per member per UTC day.' }),
+  kudos_count: Int64({ minimum: 0 }),
+  comments_count: Int64({ minimum: 0 }),
+  views_count: Int64({ minimum: 0, description: 'Distinct members who opened the post, counted once per member per UTC day.' }),
 };
 
 export const Post = Type.Object(
@@ -193,10 +193,10 @@ export const LockedPost = Type.Object(
     tier_min_id: Uuid,
     upgrade_tier_id: Type.Union([Uuid, Type.Null()], { description: 'The cheapest active tier of the community that unlocks the post (by monthly-normalised price); null if no active tier does.' }),
     upgrade_tier_name: Type.Union([Type.String(), Type.Null()]),
-    upgrade_price_cents: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Its price, in cents, per `upgrade_billing_period`.' }),
+    upgrade_price_cents: Type.Union([Int64({ minimum: 0 }), Type.Null()], { description: 'Its price, in cents, per `upgrade_billing_period`.' }),
     upgrade_billing_period: Type.Union([Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]), Type.Null()]),
     pinned: Type.Boolean(),
-    media_count: Type.Integer({ minimum: 0, description: 'How many attachments the post has (their addresses are for members with access).' }),
+    media_count: Int64({ minimum: 0, description: 'How many attachments the post has (their addresses are for members with access).' }),
     has_poll: Type.Boolean(),
     ...counts,
     created_at: Timestamp,
@@ -236,7 +236,7 @@ export const MemberComment = Type.Object(
 );
 
 export const Kudos = Type.Object(
-  { post_id: Uuid, kudoed: Type.Boolean({ description: 'Whether you give kudos now.' }), kudos_count: Type.Integer({ minimum: 0 }) },
+  { post_id: Uuid, kudoed: Type.Boolean({ description: 'Whether you give kudos now.' }), kudos_count: Int64({ minimum: 0 }) },
   { $id: 'Kudos', title: 'Kudos' },
 );
 export const DeletedPost = Type.Object({ id: Uuid, deleted: Type.Literal(true) });

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 
 const Level = Type.Union([Type.Literal('beginner'), Type.Literal('intermediate'), Type.Literal('advanced')], { description: 'Who the program is for.' });
 const Goal = Type.Union([Type.Literal('hypertrophy'), Type.Literal('strength'), Type.Literal('endurance'), Type.Literal('cutting')], {
@@ -33,14 +33,14 @@ export type ExerciseEntryInput = Static<typeof ExerciseEntryInput>;
 const ExerciseEntries = Type.Array(ExerciseEntryInput, { minItems: 1, maxItems: 50, description: '1 to 50 exercise entries, in the order they are done.' });
 
 export const ExerciseEntry = Type.Object({
-  position: Type.Integer({ description: 'Order within the workout, from 0.' }),
+  position: Int64({ description: 'Order within the workout, from 0.' }),
   exercise_id: Uuid,
   exercise_name: Type.String(),
   muscle_group: Type.String(),
-  sets: Type.Integer(),
+  sets: Int64(),
   reps: Type.String(),
   load_kg: Type.Union([Type.Number(), Type.Null()]),
-  rest_sec: Type.Union([Type.Integer(), Type.Null()]),
+  rest_sec: Type.Union([Int64(), Type.Null()]),
 });
 
 export const Workout = Type.Object(
@@ -48,7 +48,7 @@ export const Workout = Type.Object(
     id: Uuid,
     program_id: Uuid,
     name: Type.String(),
-    position: Type.Integer({ description: 'Order within the program, from 0.' }),
+    position: Int64({ description: 'Order within the program, from 0.' }),
     exercises: Type.Array(ExerciseEntry),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -61,11 +61,11 @@ const programFields = {
   community_id: Uuid,
   name: Type.String(),
   description: Type.String({ description: 'Markdown.' }),
-  duration_weeks: Type.Integer(),
-  frequency_per_week: Type.Integer(),
+  duration_weeks: Int64(),
+  frequency_per_week: Int64(),
   level: Level,
   goal: Goal,
-  workouts_count: Type.Integer(),
+  workouts_count: Int64(),
   created_at: Timestamp,
   updated_at: Timestamp,
 };

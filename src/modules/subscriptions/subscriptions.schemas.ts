@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 
 const Status = Type.Union([Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled')]);
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
@@ -13,7 +13,7 @@ export const Subscription = Type.Object(
     status: Type.Union(Status.anyOf, {
       description: '`trialing` → `active` when the trial ends and the first charge succeeds; `past_due` after a failed renewal (retried 3, 5 and 7 days after the first failure); `canceled` after the last failed retry, at the end of a period set to cancel, or on immediate cancel.',
     }),
-    price_cents: Type.Integer({ description: 'The price this subscription is billed at (it keeps its price when the tier changes price).' }),
+    price_cents: Int64({ description: 'The price this subscription is billed at (it keeps its price when the tier changes price).' }),
     billing_period: Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]),
     current_period_start: NullableTimestamp,
     current_period_end: NullableTimestamp,
@@ -65,7 +65,7 @@ export const Refund = Type.Object(
   {
     id: Uuid,
     subscription_id: Uuid,
-    amount_cents: Type.Integer(),
+    amount_cents: Int64(),
     currency: Type.String(),
     status: Type.String({ description: 'The processor refund status (`succeeded`, `pending`, `failed`).' }),
     processor_refund_id: Type.String(),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 
 const BillingPeriod = Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')], {
   description: 'How often the member is charged: `monthly`, `quarterly` (every 3 months) or `yearly`.',
@@ -29,16 +29,16 @@ export const Tier = Type.Object(
     id: Uuid,
     community_id: Uuid,
     name: Type.String(),
-    price_cents: Type.Integer({ description: 'Current price for new subscribers, in cents.' }),
+    price_cents: Int64({ description: 'Current price for new subscribers, in cents.' }),
     currency: Type.String({ description: 'ISO 4217 code, lower case.' }),
     billing_period: BillingPeriod,
-    trial_days: Type.Integer(),
+    trial_days: Int64(),
     benefits: Type.Array(Type.String()),
     is_active: Type.Boolean({ description: 'Whether the tier accepts new subscriptions.' }),
-    level: Type.Union([Type.Integer(), Type.Null()]),
+    level: Type.Union([Int64(), Type.Null()]),
     processor_price_id: Type.String({ description: 'The current price at the payment processor; a price change creates a new one.' }),
     processor_product_id: Type.String(),
-    active_subscribers: Type.Integer({ description: 'Subscriptions to this tier in status `active` (including those set to cancel at period end).' }),
+    active_subscribers: Int64({ description: 'Subscriptions to this tier in status `active` (including those set to cancel at period end).' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminAuth } from '../../http/auth.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
-import { authErrors, notFoundError, Ok, OkList, PaginationQuery } from '../../http/schemas.js';
+import { authErrors, Int64, notFoundError, Ok, OkList, PaginationQuery } from '../../http/schemas.js';
 import { iso, isoOrNull } from '../../db/tx.js';
 import { AppError } from '../../http/errors.js';
 import type { Inbox } from './inbox.js';
@@ -62,7 +62,7 @@ export function webhookEventsRoutes(inbox: Inbox, adminToken: string): FastifyPl
           summary: 'Retry dead webhook events',
           description: 'Puts every dead event (or only `id`) back in the queue, due now, with a fresh set of attempts. Answers how many. An `id` that is not dead is 404.',
           querystring: Type.Object({ id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }, { additionalProperties: false }),
-          response: { 200: Ok(Type.Object({ retried: Type.Integer() })), ...authErrors, ...notFoundError },
+          response: { 200: Ok(Type.Object({ retried: Int64() })), ...authErrors, ...notFoundError },
         },
       },
       async (request) => {

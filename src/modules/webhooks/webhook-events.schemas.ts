@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../../http/schemas.js';
+import { Int64, Timestamp } from '../../http/schemas.js';
 
 /** A processor event as operators see it (no payload: it holds personal data). Registered at the root (app.ts) like every shared schema. */
 export const WebhookEvent = Type.Object(
@@ -8,7 +8,7 @@ export const WebhookEvent = Type.Object(
     type: Type.String(),
     account: Type.Union([Type.String(), Type.Null()], { description: 'The connected account the event is about.' }),
     status: Type.Union([Type.Literal('pending'), Type.Literal('processed'), Type.Literal('dead')]),
-    attempts: Type.Integer(),
+    attempts: Int64(),
     last_error: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed.' }),
     received_at: Timestamp,
     next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'When a pending event is tried next; null once processed or dead.' }),

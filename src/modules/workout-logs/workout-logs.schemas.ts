@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, Uuid } from '../../http/schemas.js';
+import { Int64, Timestamp, Uuid } from '../../http/schemas.js';
 
 export const MAX_SETS_PER_LOG = 200;
 export const FUTURE_SKEW_MS = 5 * 60_000;
@@ -33,13 +33,13 @@ export const PersonalRecord = Type.Object({
   kind: PrKind,
   value: Type.Number({ description: 'kg for max_load, est_1rm (Epley, 2 decimals) and max_volume (load × reps); a count for max_reps.' }),
   previous_value: Type.Number({ description: 'The record before this workout.' }),
-  set_index: Type.Integer({ description: 'Index in `sets` of the set that made it.' }),
+  set_index: Int64({ description: 'Index in `sets` of the set that made it.' }),
 });
 
 const LoggedSet = Type.Object({
   exercise_id: Uuid,
   exercise_name: Type.String(),
-  reps: Type.Integer(),
+  reps: Int64(),
   load_kg: Type.Number(),
   is_warmup: Type.Boolean(),
   rpe: Type.Union([Type.Number(), Type.Null()]),
