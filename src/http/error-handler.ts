@@ -46,9 +46,12 @@ function messageOf(err: AjvError): string {
 export function validationDetails(errors: AjvError[]): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
+  // A number out of its range is usually out of int32/int64 too: the range says more, and alone.
+  const outOfRange = new Set(errors.filter((e) => /^(exclusiveM|m)(axim|inim)um$/.test(e.keyword)).map((e) => e.instancePath));
   for (const e of errors) {
     // anyOf/oneOf failures repeat the branch errors already listed; they add nothing.
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+    if (e.keyword === 'format' && /^int(32|64)$/.test(String(e.params.format)) && outOfRange.has(e.instancePath)) continue;
     const detail = { field: fieldOf(e), message: messageOf(e) };
     const k = `${detail.field}|${detail.message}`;
     if (!seen.has(k)) {
