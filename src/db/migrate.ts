@@ -37,7 +37,7 @@ export async function migrateToLatest(db: Db, dir = MIGRATIONS_DIR): Promise<str
   // races when two processes start on an empty database. So the whole run happens on one
   // connection holding a session advisory lock: the second process waits, then finds
   // every file applied.
-  const { error, results }: MigrationResultSet = await db.connection().execute(async (conn) => {
+  const { error, results }: MigrationResultSet = await retryingCatalogRaces(() => db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(conn);
     try {
       // Name the schema explicitly: otherwise Kysely counts its bookkeeping tables as present
@@ -50,7 +50,7 @@ export async function migrateToLatest(db: Db, dir = MIGRATIONS_DIR): Promise<str
     } finally {
       await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(conn);
     }
-  });
+  }));
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {
     const where = failed ? ` (in ${failed.migrationName})` : '';
@@ -59,4 +59,18 @@ export async function migrateToLatest(db: Db, dir = MIGRATIONS_DIR): Promise<str
     });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Runs a Kysely migration, again (up to 3 times in all) when it failed before any file ran with
+ * "schema … does not exist" (3F000): Kysely checks for its bookkeeping tables by introspecting
+ * every table of every schema, and a schema another process drops meanwhile (a finished test
+ * run's, on a shared server) fails that scan. A file that fails is never retried.
+ */
+export async function retryingCatalogRaces(run: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await run();
+    const raced = (result.error as { code?: string } | undefined)?.code === '3F000' && !result.results?.some((r) => r.status === 'Error');
+    if (!raced || attempt === 3) return result;
+  }
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { retryingCatalogRaces } from '../../db/migrate.js';
 
 export const SIMULATOR_MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 export const DEFAULT_SCHEMA = 'processor_sim';
@@ -36,7 +37,7 @@ class SchemaSqlProvider implements MigrationProvider {
 export async function migrateSimulator(db: Kysely<any>, schema = DEFAULT_SCHEMA): Promise<string[]> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid simulator schema name: ${schema}`);
   const migrator = new Migrator({ db, provider: new SchemaSqlProvider(schema), migrationTableSchema: schema });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await retryingCatalogRaces(() => migrator.migrateToLatest());
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`processor simulator migration failed${failed ? ` (in ${failed.migrationName})` : ''}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
