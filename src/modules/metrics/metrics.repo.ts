@@ -49,6 +49,11 @@ export function createMetricsRepo(db: Db) {
   const scopeId = (s: Scope) => s.communityId ?? ALL_COMMUNITIES;
   const tiersOf = (s: Scope) =>
     sql`t.creator_id = ${s.creatorId} and (${s.communityId ?? null}::uuid is null or t.community_id = ${s.communityId ?? null}::uuid)`;
+  /** The window's partial first day: its date, and the instant it ends (counts run from there on). */
+  const firstDay = (w: Window) => {
+    const d0 = w.from.toISOString().slice(0, 10);
+    return { d0, edge: new Date(Date.parse(`${d0}T00:00:00Z`) + 86_400_000) };
+  };
   const membersColumn = (s: Scope) => sql.ref(s.communityId ? 'mt.members_community' : 'mt.members_all');
 
   return {
@@ -61,20 +66,18 @@ export function createMetricsRepo(db: Db) {
      */
     async subscribers(scope: Scope, w: Window, trx: Executor = db): Promise<SubscriberFigures> {
       const sid = scopeId(scope);
-      const d0 = w.from.toISOString().slice(0, 10);
-      const edge = new Date(Date.parse(`${d0}T00:00:00Z`) + 86_400_000);
+      const { d0, edge } = firstDay(w);
       const inEdge = (col: string) => sql`${sql.ref(`x.${col}`)} > ${w.from} and ${sql.ref(`x.${col}`)} < ${edge}`;
       const { rows } = await sql<{ paying: number; trialing: number; mrr_cents: string; starts: number; ends: number; final_ends: number }>`
-        select
-          (select coalesce(sum(${membersColumn(scope)}), 0) from tiers t join metrics_tiers mt on mt.creator_id = t.creator_id and mt.tier_id = t.id where ${tiersOf(scope)})::int as paying,
-          (select coalesce(sum(mt.mrr_cents), 0) from tiers t join metrics_tiers mt on mt.creator_id = t.creator_id and mt.tier_id = t.id where ${tiersOf(scope)})::bigint as mrr_cents,
+        select tm.paying::int as paying, tm.mrr_cents::bigint as mrr_cents,
           coalesce((select trialing from metrics_scopes where creator_id = ${scope.creatorId} and scope_id = ${sid}), 0) as trialing,
-          ((select coalesce(sum(starts), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
-           + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('started_at')}))::int as starts,
-          ((select coalesce(sum(ends), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
-           + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('ended_at')}))::int as ends,
-          ((select coalesce(sum(final_ends), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
-           + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('ended_at')} and x.last))::int as final_ends`.execute(trx);
+          (d.starts + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('started_at')}))::int as starts,
+          (d.ends + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('ended_at')}))::int as ends,
+          (d.final_ends + (select count(*) from metrics_spells x where x.creator_id = ${scope.creatorId} and x.scope_id = ${sid} and ${inEdge('ended_at')} and x.last))::int as final_ends
+        from (select coalesce(sum(${membersColumn(scope)}), 0) as paying, coalesce(sum(mt.mrr_cents), 0) as mrr_cents
+              from tiers t join metrics_tiers mt on mt.creator_id = t.creator_id and mt.tier_id = t.id where ${tiersOf(scope)}) tm,
+             (select coalesce(sum(starts), 0) as starts, coalesce(sum(ends), 0) as ends, coalesce(sum(final_ends), 0) as final_ends
+              from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date) d`.execute(trx);
       const r = rows[0]!;
       const live = r.paying + r.trialing;
       const liveAtStart = live - r.starts + r.ends;
@@ -97,8 +100,7 @@ export function createMetricsRepo(db: Db) {
      */
     async engaged(scope: Scope, w: Window, trx: Executor = db): Promise<number> {
       const sid = scopeId(scope);
-      const d0 = w.from.toISOString().slice(0, 10);
-      const edge = new Date(Date.parse(`${d0}T00:00:00Z`) + 86_400_000);
+      const { d0, edge } = firstDay(w);
       // Read first, so the planner sees how recent the fold is (a handful of members since, not a third of them).
       const folded = await trx
         .selectFrom('metrics_scopes')
