@@ -17,8 +17,7 @@
  * (after printing the results). One JSON document on stdout.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { benchDatabase, cpuReader, measuredRun } from './server.js';
+import { benchDatabase, cpuReader, measuredRun, memMb, resetPeakRss } from './server.js';
 import { RARE_QUERY, seedMembers, type MembersFixture } from './seed-members.js';
 import { env, int, onlyScenarios, runBench } from './knobs.js';
 
@@ -65,26 +64,6 @@ function scenarios(f: MembersFixture): Array<[string, string]> {
     ['sort_name', 'sort=name'],
     ['page_500', 'page=500&limit=20'],
   ];
-}
-
-/** VmRSS / VmHWM of a process in MB, from /proc (undefined off Linux or once it exited). */
-function memMb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Math.round(Number(m[1]) / 1024) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Resets the peak RSS (VmHWM) of a process (Linux: "5" into clear_refs); false when not allowed. */
-function resetPeakRss(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function main() {

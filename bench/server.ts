@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
@@ -126,4 +127,24 @@ export async function benchDatabase(prefix: string) {
     });
   }
   return handle;
+}
+
+/** VmRSS / VmHWM of a process in MB, from /proc (undefined off Linux or once it exited). */
+export function memMb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resets the peak RSS (VmHWM) of a process (Linux: "5" into clear_refs); false when not allowed. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
