@@ -4,7 +4,7 @@
  * SHA-256 of the bearer key looked up by its unique index, then the rows by id scoped by the
  * creator — and answers plain JSON (no schema, no hooks, no plugins, default serializer).
  *
- *   DATABASE_URL=postgres://... PORT=3902 node --import tsx bench/bare-server.ts
+ *   DATABASE_URL=postgres://... PORT=3902 node --import tsx bench/bare-server.ts   (bench/reads.ts runs it bundled)
  *
  * The list also counts the creator's subscriptions: the real answer carries the total, so a
  * bare route that skipped it would not be serving the same page.

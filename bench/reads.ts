@@ -24,7 +24,7 @@
  * while loaded; goal ≤ 250 MB). A missed goal is reported, not fatal; any non-2xx answer
  * fails the run after printing. One JSON document on stdout.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
@@ -50,7 +50,10 @@ interface Fixture extends MembersFixture {
 }
 
 async function startBare(databaseUrl: string): Promise<ChildProcess> {
-  const child = spawn('node', ['--import', 'tsx', 'bench/bare-server.ts'], {
+  // Bundled like the real server (npm start), so neither pays for tsx's loader at run time.
+  const built = spawnSync('node_modules/.bin/esbuild', ['bench/bare-server.ts', '--bundle', '--platform=node', '--target=node20', '--format=esm', '--packages=external', '--outfile=.tmp/bare-server.mjs', '--log-level=warning'], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('building bench/bare-server.ts failed');
+  const child = spawn('node', ['.tmp/bare-server.mjs'], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...env, DATABASE_URL: databaseUrl, PORT: String(barePort), DATABASE_POOL_MAX: env.DATABASE_POOL_MAX ?? '8' },
   });

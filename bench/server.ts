@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
@@ -6,13 +6,17 @@ import { connectPostgres } from '../src/db/client.js';
 import { cpuMs } from './cpu.js';
 
 /**
- * The real server (`src/server.ts`) as a child process on the bench database, tuned for load
- * (pool 8 unless DATABASE_POOL_MAX says, rate limits out of the way, no reconciliation nor metrics history, quiet
- * logs), resolved once `/ready` answers. BENCH_NODE_ARGS passes flags to node (e.g. --cpu-prof).
+ * The real server as `npm start` runs it (src/server.ts bundled into dist/server.mjs, built
+ * here first) as a child process on the bench database, tuned for load (pool 8 unless
+ * DATABASE_POOL_MAX says, rate limits out of the way, no reconciliation nor metrics history,
+ * quiet logs), resolved once `/ready` answers. BENCH_NODE_ARGS passes flags to node (e.g.
+ * --cpu-prof).
  */
 export async function startBenchServer(databaseUrl: string, port: number): Promise<ChildProcess> {
   const env = process.env;
-  const server = spawn('node', [...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/server.ts'], {
+  const built = spawnSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('npm run build failed');
+  const server = spawn('node', [...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.mjs'], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...env,

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { retryingCatalogRaces } from '../../db/migrate.js';
+import { PROJECT_ROOT } from '../../paths.js';
 
-export const SIMULATOR_MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+export const SIMULATOR_MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'src/processor/simulator/migrations');
 export const DEFAULT_SCHEMA = 'processor_sim';
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
