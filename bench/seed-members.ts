@@ -24,6 +24,7 @@ import { newId } from '../src/db/ids.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { generateApiKey } from '../src/http/auth.js';
 import { seedExerciseCatalog } from '../src/modules/exercises/seed.js';
+import { createMetricsAggregates } from '../src/modules/metrics/aggregates.js';
 import { createMembershipRepo } from '../src/modules/subscriptions/membership.repo.js';
 import { phaseTimer } from './progress.js';
 
@@ -277,6 +278,12 @@ export async function seedMembers(url: string, opts: { members: number }): Promi
 
       await sql`drop table seed_plan`.execute(conn);
     });
+
+    // The creator metrics' counters (which community and tier figures read) follow subscriptions
+    // through the mirror too: computed here as reconciliation would, so the server's start-up
+    // task does not build them in the middle of a measured run.
+    await db.transaction().execute((trx) => createMetricsAggregates().rebuild(creatorId, trx));
+    phase('built the metrics counters');
 
     // The activity update left every directory row twice: rewritten compact, table and indexes.
     await sql`vacuum full creator_members`.execute(db);

@@ -22,6 +22,10 @@ export interface MetricsScopesTable {
   scope_id: string;
   trialing: number;
   activity_folded_at: Date | null;
+  /** Sums of the scope (migrations/0018): paying members; on community rows, MRR and subscriptions in status `active`. */
+  paying: number;
+  mrr_cents: ColumnType<string, string | number, string | number>;
+  active_subscriptions: number;
 }
 
 export interface MetricsTiersTable {
@@ -30,6 +34,8 @@ export interface MetricsTiersTable {
   mrr_cents: ColumnType<string, string | number, string | number>;
   members_all: number;
   members_community: number;
+  /** Subscriptions to the tier in status `active` (migrations/0018): the tier's and community's active_subscribers. */
+  active_subscriptions: number;
 }
 
 export interface MetricsRevenueTable {

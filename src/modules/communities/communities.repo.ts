@@ -15,28 +15,22 @@ export interface CommunityWrite {
  * creator's id simply finds nothing.
  */
 export function createCommunitiesRepo(db: Executor) {
-  /** A community row plus its live figures, computed from the subscription mirror. */
+  /**
+   * A community row plus its live figures, from its row of the creator metrics' counters (kept
+   * by the subscription mirror in its transaction; migrations/0017, 0018) rather than from its
+   * subscriptions: one row by key whatever the community's size. Live members are its paying
+   * members plus those only trialing.
+   */
   const withStats = (trx: Executor, creatorId: string) =>
     trx
       .selectFrom('communities as c')
-      .leftJoinLateral(
-        (eb) =>
-          eb
-            .selectFrom('subscriptions as s')
-            .select([
-              sql<number>`(count(distinct s.member_id) filter (where s.status <> 'canceled'))::int`.as('members_count'),
-              sql<number>`(count(*) filter (where s.status = 'active'))::int`.as('active_subscribers'),
-              sql<number>`coalesce(sum(monthly_cents(s.price_cents, s.billing_period)) filter (where s.status in ('active', 'past_due')), 0)::bigint`.as(
-                'mrr_cents',
-              ),
-            ])
-            .whereRef('s.creator_id', '=', 'c.creator_id')
-            .whereRef('s.community_id', '=', 'c.id')
-            .as('stats'),
-        (join) => join.onTrue(),
-      )
+      .leftJoin('metrics_scopes as ms', (join) => join.onRef('ms.creator_id', '=', 'c.creator_id').onRef('ms.scope_id', '=', 'c.id'))
       .selectAll('c')
-      .select(['stats.members_count', 'stats.active_subscribers', 'stats.mrr_cents'])
+      .select([
+        sql<number>`coalesce(ms.paying + ms.trialing, 0)`.as('members_count'),
+        sql<number>`coalesce(ms.active_subscriptions, 0)`.as('active_subscribers'),
+        sql<number>`coalesce(ms.mrr_cents, 0)`.as('mrr_cents'),
+      ])
       .where('c.creator_id', '=', creatorId);
 
   return {

@@ -83,12 +83,12 @@ export function createMetricsAggregates({ now = () => new Date() }: { now?: () =
           select (last_active_at at time zone 'UTC')::date as day from creator_members where creator_id = ${creatorId} and member_id = ${memberId}
         ),
         new_m as materialized (
-          select v.scope_id, v.trialing, v.home_tier_id, v.tier_mrr, (select min(n.started_at) from new_sp n where n.scope_id = v.scope_id) as first_started_at,
+          select v.scope_id, v.trialing, v.home_tier_id, v.tier_mrr, v.tier_active, (select min(n.started_at) from new_sp n where n.scope_id = v.scope_id) as first_started_at,
                  (select day from active) as active_day
           from metrics_member_source v where v.creator_id = ${creatorId} and v.member_id = ${memberId}
         ),
         old_m as materialized (
-          select scope_id, trialing, home_tier_id, tier_mrr, first_started_at, active_day from metrics_members where creator_id = ${creatorId} and member_id = ${memberId}
+          select scope_id, trialing, home_tier_id, tier_mrr, tier_active, first_started_at, active_day from metrics_members where creator_id = ${creatorId} and member_id = ${memberId}
         ),
         sp as (
           select 1 as sign, n.scope_id, n.started_at, n.ended_at, n.last, m.first_started_at as first
@@ -98,9 +98,9 @@ export function createMetricsAggregates({ now = () => new Date() }: { now?: () =
           from old_sp o join old_m m on m.scope_id = o.scope_id
         ),
         ms as (
-          select 1 as sign, scope_id, trialing, home_tier_id, tier_mrr, active_day from new_m
+          select 1 as sign, scope_id, trialing, home_tier_id, tier_mrr, tier_active, active_day from new_m
           union all
-          select -1, scope_id, trialing, home_tier_id, tier_mrr, active_day from old_m
+          select -1, scope_id, trialing, home_tier_id, tier_mrr, tier_active, active_day from old_m
         ),
         ${COUNTER_DELTAS},
         days_moved as (
@@ -119,28 +119,32 @@ export function createMetricsAggregates({ now = () => new Date() }: { now?: () =
           returning 1
         ),
         scopes_moved as (
-          insert into metrics_scopes as t (creator_id, scope_id, trialing)
-          select ${creatorId}, scope_id, trialing from sc where trialing <> 0 order by scope_id
-          on conflict (creator_id, scope_id) do update set trialing = t.trialing + excluded.trialing
+          insert into metrics_scopes as t (creator_id, scope_id, trialing, paying, mrr_cents, active_subscriptions)
+          select ${creatorId}, scope_id, trialing, paying, mrr_cents, active_subscriptions from sc
+          where (trialing, paying, mrr_cents, active_subscriptions) <> (0, 0, 0, 0) order by scope_id
+          on conflict (creator_id, scope_id) do update
+            set trialing = t.trialing + excluded.trialing, paying = t.paying + excluded.paying,
+                mrr_cents = t.mrr_cents + excluded.mrr_cents, active_subscriptions = t.active_subscriptions + excluded.active_subscriptions
           returning 1
         ),
         tiers_moved as (
-          insert into metrics_tiers as t (creator_id, tier_id, mrr_cents, members_all, members_community)
-          select ${creatorId}, tier_id, mrr_cents, members_all, members_community from td
-          where (mrr_cents, members_all, members_community) <> (0, 0, 0) order by tier_id
+          insert into metrics_tiers as t (creator_id, tier_id, mrr_cents, members_all, members_community, active_subscriptions)
+          select ${creatorId}, tier_id, mrr_cents, members_all, members_community, active_subscriptions from td
+          where (mrr_cents, members_all, members_community, active_subscriptions) <> (0, 0, 0, 0) order by tier_id
           on conflict (creator_id, tier_id) do update
             set mrr_cents = t.mrr_cents + excluded.mrr_cents, members_all = t.members_all + excluded.members_all,
-                members_community = t.members_community + excluded.members_community
+                members_community = t.members_community + excluded.members_community,
+                active_subscriptions = t.active_subscriptions + excluded.active_subscriptions
           returning 1
         ),
         members_written as (
-          insert into metrics_members as t (creator_id, scope_id, member_id, trialing, home_tier_id, tier_mrr, first_started_at, active_day)
-          select ${creatorId}, scope_id, ${memberId}, trialing, home_tier_id, tier_mrr, first_started_at, active_day from new_m order by scope_id
+          insert into metrics_members as t (creator_id, scope_id, member_id, trialing, home_tier_id, tier_mrr, tier_active, first_started_at, active_day)
+          select ${creatorId}, scope_id, ${memberId}, trialing, home_tier_id, tier_mrr, tier_active, first_started_at, active_day from new_m order by scope_id
           on conflict (creator_id, scope_id, member_id) do update
-            set trialing = excluded.trialing, home_tier_id = excluded.home_tier_id, tier_mrr = excluded.tier_mrr,
+            set trialing = excluded.trialing, home_tier_id = excluded.home_tier_id, tier_mrr = excluded.tier_mrr, tier_active = excluded.tier_active,
                 first_started_at = excluded.first_started_at, active_day = excluded.active_day
-            where (t.trialing, t.home_tier_id, t.tier_mrr, t.first_started_at, t.active_day) is distinct from
-                  (excluded.trialing, excluded.home_tier_id, excluded.tier_mrr, excluded.first_started_at, excluded.active_day)
+            where (t.trialing, t.home_tier_id, t.tier_mrr, t.tier_active, t.first_started_at, t.active_day) is distinct from
+                  (excluded.trialing, excluded.home_tier_id, excluded.tier_mrr, excluded.tier_active, excluded.first_started_at, excluded.active_day)
         ),
         -- A subscription moved to another community's tier leaves its old scope.
         members_gone as (

@@ -9,7 +9,7 @@ export const ALL = sql.lit(ALL_COMMUNITIES);
  * What a set of spells and member states adds to the counters, as CTEs over two relations the
  * caller defines: `sp (sign, scope_id, member_id, started_at, ended_at, last, first)` — spells,
  * each with whether it is the member's last in the scope and when their first began — and
- * `ms (sign, scope_id, trialing, home_tier_id, tier_mrr, active_day)` — member states. Signs are +1 (a
+ * `ms (sign, scope_id, trialing, home_tier_id, tier_mrr, tier_active, active_day)` — member states. Signs are +1 (a
  * spell or state that now holds) or −1 (one that no longer does), so the same text computes a
  * member's change (after − before) and a creator's totals from scratch (all +1).
  */
@@ -35,15 +35,22 @@ export const COUNTER_DELTAS = sql`
     ) x group by scope_id, period, cohort, at
   ),
   sc as (
-    select scope_id, sum(case when trialing then sign else 0 end)::int as trialing from ms group by scope_id
+    select scope_id, sum(case when trialing then sign else 0 end)::int as trialing,
+           sum(case when home_tier_id is not null then sign else 0 end)::int as paying,
+           coalesce(sum(sign * (select sum(t.value::bigint) from jsonb_each_text(ms.tier_mrr) as t)), 0)::bigint as mrr_cents,
+           coalesce(sum(sign * (select sum(t.value::int) from jsonb_each_text(ms.tier_active) as t)), 0)::int as active_subscriptions
+    from ms group by scope_id
   ),
   td as (
-    select tier_id, sum(mrr)::bigint as mrr_cents, sum(all_m)::int as members_all, sum(community_m)::int as members_community from (
+    select tier_id, sum(mrr)::bigint as mrr_cents, sum(all_m)::int as members_all, sum(community_m)::int as members_community,
+           sum(active)::int as active_subscriptions from (
       select home_tier_id as tier_id, 0 as mrr, case when scope_id = ${ALL} then sign else 0 end as all_m,
-             case when scope_id <> ${ALL} then sign else 0 end as community_m
+             case when scope_id <> ${ALL} then sign else 0 end as community_m, 0 as active
       from ms where home_tier_id is not null
       union all
-      select t.key::uuid, sign * t.value::bigint, 0, 0 from ms cross join lateral jsonb_each_text(ms.tier_mrr) as t where ms.tier_mrr is not null
+      select t.key::uuid, sign * t.value::bigint, 0, 0, 0 from ms cross join lateral jsonb_each_text(ms.tier_mrr) as t where ms.tier_mrr is not null
+      union all
+      select t.key::uuid, 0, 0, 0, sign * t.value::int from ms cross join lateral jsonb_each_text(ms.tier_active) as t where ms.tier_active is not null
     ) x group by tier_id
   )`;
 

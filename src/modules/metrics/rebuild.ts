@@ -7,8 +7,8 @@ const KEPT_COUNTERS = (creatorId: string) => sql`
   select 'days' as kind, scope_id, day as k1, null::text as k2, null::date as k3, starts::bigint as v1, ends::bigint as v2, final_ends::bigint as v3, active::bigint as v4
   from metrics_days where creator_id = ${creatorId}
   union all select 'cohorts', scope_id, cohort, period, at, members, starts, ends, 0 from metrics_cohorts where creator_id = ${creatorId}
-  union all select 'scopes', scope_id, null, null, null, trialing, 0, 0, 0 from metrics_scopes where creator_id = ${creatorId}
-  union all select 'tiers', tier_id, null, null, null, members_all, members_community, mrr_cents, 0 from metrics_tiers where creator_id = ${creatorId}`;
+  union all select 'scopes', scope_id, null, null, null, trialing, paying, mrr_cents, active_subscriptions from metrics_scopes where creator_id = ${creatorId}
+  union all select 'tiers', tier_id, null, null, null, members_all, members_community, mrr_cents, active_subscriptions from metrics_tiers where creator_id = ${creatorId}`;
 
 /**
  * Temporary tables fresh_spells, fresh_members and fresh_counters: a creator's spells, member
@@ -27,7 +27,7 @@ async function computeFresh(creatorId: string, activity: 'current' | 'folded', t
       ? sql`(cm.last_active_at at time zone 'UTC')::date`
       : sql`case when cm.last_active_at > ${since} then k.active_day else (cm.last_active_at at time zone 'UTC')::date end`;
   await sql`create temporary table fresh_members on commit drop as
-    select v.scope_id, v.member_id, v.trialing, v.home_tier_id, v.tier_mrr, f.first_started_at, ${activeDay} as active_day
+    select v.scope_id, v.member_id, v.trialing, v.home_tier_id, v.tier_mrr, v.tier_active, f.first_started_at, ${activeDay} as active_day
     from metrics_member_source v
     left join (select scope_id, member_id, min(started_at) as first_started_at from fresh_spells group by scope_id, member_id) f
       on f.scope_id = v.scope_id and f.member_id = v.member_id
@@ -41,12 +41,12 @@ async function computeFresh(creatorId: string, activity: 'current' | 'folded', t
       select 1 as sign, s.scope_id, s.member_id, s.started_at, s.ended_at, s.last, m.first_started_at as first
       from fresh_spells s join fresh_members m on m.scope_id = s.scope_id and m.member_id = s.member_id
     ),
-    ms as (select 1 as sign, scope_id, trialing, home_tier_id, tier_mrr, active_day from fresh_members),
+    ms as (select 1 as sign, scope_id, trialing, home_tier_id, tier_mrr, tier_active, active_day from fresh_members),
     ${COUNTER_DELTAS}
     select 'days' as kind, scope_id, day as k1, null::text as k2, null::date as k3, starts::bigint as v1, ends::bigint as v2, final_ends::bigint as v3, active::bigint as v4 from d
     union all select 'cohorts', scope_id, cohort, period, at, members, starts, ends, 0 from c
-    union all select 'scopes', scope_id, null, null, null, trialing, 0, 0, 0 from sc
-    union all select 'tiers', tier_id, null, null, null, members_all, members_community, mrr_cents, 0 from td`.execute(trx);
+    union all select 'scopes', scope_id, null, null, null, trialing, paying, mrr_cents, active_subscriptions from sc
+    union all select 'tiers', tier_id, null, null, null, members_all, members_community, mrr_cents, active_subscriptions from td`.execute(trx);
 }
 
 /** Rows (spells, member states, counters) that differ between the fresh tables and the kept ones. */
@@ -57,8 +57,8 @@ async function countDrift(creatorId: string, trx: Executor): Promise<number> {
              where (f.ended_at, f.last) is distinct from (k.ended_at, k.last))
           + (select count(*) from fresh_members f full join (select * from metrics_members where creator_id = ${creatorId}) k
                on k.scope_id = f.scope_id and k.member_id = f.member_id
-             where (f.trialing, f.home_tier_id, f.tier_mrr, f.first_started_at, f.active_day)
-                   is distinct from (k.trialing, k.home_tier_id, k.tier_mrr, k.first_started_at, k.active_day))
+             where (f.trialing, f.home_tier_id, f.tier_mrr, f.tier_active, f.first_started_at, f.active_day)
+                   is distinct from (k.trialing, k.home_tier_id, k.tier_mrr, k.tier_active, k.first_started_at, k.active_day))
           + (select count(*) from fresh_counters f full join (${KEPT_COUNTERS(creatorId)}) k
                on k.kind = f.kind and k.scope_id = f.scope_id and k.k1 is not distinct from f.k1 and k.k2 is not distinct from f.k2 and k.k3 is not distinct from f.k3
              where (coalesce(f.v1, 0), coalesce(f.v2, 0), coalesce(f.v3, 0), coalesce(f.v4, 0))
@@ -73,21 +73,22 @@ async function applyFresh(creatorId: string, trx: Executor) {
   await sql`insert into metrics_spells (creator_id, scope_id, member_id, started_at, ended_at, last)
     select ${creatorId}, scope_id, member_id, started_at, ended_at, last from fresh_spells`.execute(trx);
   await sql`delete from metrics_members where creator_id = ${creatorId}`.execute(trx);
-  await sql`insert into metrics_members (creator_id, scope_id, member_id, trialing, home_tier_id, tier_mrr, first_started_at, active_day)
-    select ${creatorId}, scope_id, member_id, trialing, home_tier_id, tier_mrr, first_started_at, active_day from fresh_members`.execute(trx);
+  await sql`insert into metrics_members (creator_id, scope_id, member_id, trialing, home_tier_id, tier_mrr, tier_active, first_started_at, active_day)
+    select ${creatorId}, scope_id, member_id, trialing, home_tier_id, tier_mrr, tier_active, first_started_at, active_day from fresh_members`.execute(trx);
   await sql`delete from metrics_days where creator_id = ${creatorId}`.execute(trx);
   await sql`insert into metrics_days (creator_id, scope_id, day, starts, ends, final_ends, active)
     select ${creatorId}, scope_id, k1, v1, v2, v3, v4 from fresh_counters where kind = 'days' and ${nonzero}`.execute(trx);
   await sql`delete from metrics_cohorts where creator_id = ${creatorId}`.execute(trx);
   await sql`insert into metrics_cohorts (creator_id, scope_id, period, cohort, at, members, starts, ends)
     select ${creatorId}, scope_id, k2, k1, k3, v1, v2, v3 from fresh_counters where kind = 'cohorts' and ${nonzero}`.execute(trx);
-  await sql`update metrics_scopes set trialing = 0 where creator_id = ${creatorId}`.execute(trx);
-  await sql`insert into metrics_scopes as t (creator_id, scope_id, trialing)
-    select ${creatorId}, scope_id, v1 from fresh_counters where kind = 'scopes'
-    on conflict (creator_id, scope_id) do update set trialing = excluded.trialing`.execute(trx);
+  await sql`update metrics_scopes set trialing = 0, paying = 0, mrr_cents = 0, active_subscriptions = 0 where creator_id = ${creatorId}`.execute(trx);
+  await sql`insert into metrics_scopes as t (creator_id, scope_id, trialing, paying, mrr_cents, active_subscriptions)
+    select ${creatorId}, scope_id, v1, v2, v3, v4 from fresh_counters where kind = 'scopes'
+    on conflict (creator_id, scope_id) do update
+      set trialing = excluded.trialing, paying = excluded.paying, mrr_cents = excluded.mrr_cents, active_subscriptions = excluded.active_subscriptions`.execute(trx);
   await sql`delete from metrics_tiers where creator_id = ${creatorId}`.execute(trx);
-  await sql`insert into metrics_tiers (creator_id, tier_id, mrr_cents, members_all, members_community)
-    select ${creatorId}, scope_id, v3, v1, v2 from fresh_counters where kind = 'tiers' and ${nonzero}`.execute(trx);
+  await sql`insert into metrics_tiers (creator_id, tier_id, mrr_cents, members_all, members_community, active_subscriptions)
+    select ${creatorId}, scope_id, v3, v1, v2, v4 from fresh_counters where kind = 'tiers' and ${nonzero}`.execute(trx);
 }
 
 const dropFresh = (trx: Executor) => sql`drop table fresh_counters, fresh_members, fresh_spells`.execute(trx);

@@ -15,19 +15,14 @@ export interface TierChanges {
 
 /** Tiers of one creator, every query scoped by creator_id first. */
 export function createTiersRepo(db: Executor) {
+  // active_subscribers is the creator metrics' counter (migrations/0018), kept by the
+  // subscription mirror in its transaction: one row by key, not a count of the subscriptions.
   const withStats = (trx: Executor, creatorId: string) =>
     trx
       .selectFrom('tiers as t')
+      .leftJoin('metrics_tiers as mt', (join) => join.onRef('mt.creator_id', '=', 't.creator_id').onRef('mt.tier_id', '=', 't.id'))
       .selectAll('t')
-      .select((eb) =>
-        eb
-          .selectFrom('subscriptions as s')
-          .select(sql<number>`count(*)::int`.as('n'))
-          .whereRef('s.creator_id', '=', 't.creator_id')
-          .whereRef('s.tier_id', '=', 't.id')
-          .where('s.status', '=', 'active')
-          .as('active_subscribers'),
-      )
+      .select(sql<number>`coalesce(mt.active_subscriptions, 0)`.as('active_subscribers'))
       .where('t.creator_id', '=', creatorId);
 
   return {

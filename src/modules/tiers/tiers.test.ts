@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids.js';
 import { buildTestApp, createCommunity, createCreator, json, uniq, type TestApp, type TestCreator } from '../../../test/helpers.js';
+import { addMember, mirrorSubscription } from '../../../test/members-kit.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -160,9 +161,38 @@ describe('tiers', () => {
         .values({ id: newId(), creator_id: creator.id, community_id: community.id, tier_id: tier.id, member_id: memberId, status, price_cents: 4990, billing_period: 'monthly' })
         .execute();
     }
+    // Written around the mirror, as reconciliation finds data: its rebuild brings the counters up to date.
+    expect(json(await call(creator, 'GET', `/api/v1/tiers/${tier.id}`)).data.active_subscribers).toBe(0);
+    await db.transaction().execute((trx) => t.app.metricsCounters.rebuild(creator.id, trx));
     expect(json(await call(creator, 'GET', `/api/v1/tiers/${tier.id}`)).data.active_subscribers).toBe(2);
     const c = json(await call(creator, 'GET', `/api/v1/communities/${community.id}`)).data;
     expect(c).toMatchObject({ active_subscribers: 2, members_count: 4, mrr_cents: 3 * 4990 });
+  });
+
+  it('moves active_subscribers, members_count and mrr_cents with each change the mirror applies', async () => {
+    const { creator, community } = await setup();
+    const [basic, pro] = [await createTier(creator, community.id, { name: 'Basic', price_cents: 1000 }), await createTier(creator, community.id, { name: 'Pro', price_cents: 3000 })];
+    const figures = async () => {
+      const tiers = json(await call(creator, 'GET', `/api/v1/tiers?community_id=${community.id}`)).data as Array<{ id: string; active_subscribers: number }>;
+      const c = json(await call(creator, 'GET', `/api/v1/communities/${community.id}`)).data;
+      const byId = Object.fromEntries(tiers.map((x) => [x.id, x.active_subscribers]));
+      return { basic: byId[basic.id], pro: byId[pro.id], members: c.members_count, active: c.active_subscribers, mrr: c.mrr_cents };
+    };
+    const a = await addMember(t);
+    const b = await addMember(t);
+    const at = (tier: { id: string }, memberId: string) => ({ communityId: community.id, tierId: tier.id, memberId });
+    const sa = await mirrorSubscription(t, creator, at(basic, a), { status: 'active', priceCents: 1000 });
+    const sb = await mirrorSubscription(t, creator, at(pro, b), { status: 'trialing', priceCents: 3000 });
+    expect(await figures()).toEqual({ basic: 1, pro: 0, members: 2, active: 1, mrr: 1000 });
+    await mirrorSubscription(t, creator, { ...at(pro, b), id: sb }, { status: 'active', priceCents: 3000 });
+    await mirrorSubscription(t, creator, at(pro, a), { status: 'active', priceCents: 3000 });
+    expect(await figures()).toEqual({ basic: 1, pro: 2, members: 2, active: 3, mrr: 7000 });
+    // past_due still pays (MRR) but is not active; a canceled one is neither.
+    await mirrorSubscription(t, creator, { ...at(basic, a), id: sa }, { status: 'past_due', priceCents: 1000 });
+    await mirrorSubscription(t, creator, { ...at(pro, b), id: sb }, { status: 'canceled', priceCents: 3000, endedAt: new Date() });
+    expect(await figures()).toEqual({ basic: 0, pro: 1, members: 1, active: 1, mrr: 4000 });
+    // The counters the mirror kept are what a rebuild from scratch computes.
+    expect(await t.database.db.transaction().execute((trx) => t.app.metricsCounters.rebuild(creator.id, trx))).toBe(0);
   });
 });
 
