@@ -91,6 +91,16 @@ describe('media URL', () => {
     expect(mediaUrlProblem(`${longest}a`)).toBe(`must be at most ${MEDIA_URL_MAX} characters long`);
   });
 
+  // The stored URL is the parsed one, which the answers promise to keep within the maximum.
+  it('measures the URL as stored: percent-encoded, where one character can take twelve', () => {
+    const base = 'https://cdn.example.com/';
+    const fits = base + 'é'.repeat(Math.floor((MEDIA_URL_MAX - base.length) / 6)); // 'é' is '%C3%A9'
+    expect(new URL(fits).href.length).toBeLessThanOrEqual(MEDIA_URL_MAX);
+    expect(mediaUrlProblem(fits)).toBeNull();
+    expect(mediaUrlProblem(`${fits}é`)).toBe(`must be at most ${MEDIA_URL_MAX} characters long once percent-encoded`);
+    expect(mediaUrlProblem(base + '😀'.repeat(200))).toBe(`must be at most ${MEDIA_URL_MAX} characters long once percent-encoded`);
+  });
+
   it.each(['', 'not a url', 'cdn.example.com/a.jpg', '/uploads/a.jpg', 'https://', 'https://exa mple.com/', 'https://[::1/', 'https://1.2.3.4.5/'])(
     'refuses %j as not a web address',
     (url) => {

@@ -55,6 +55,9 @@ export function mediaUrlProblem(url: string): string | null {
     return 'must be a complete web address, like https://cdn.example.com/photo.jpg';
   }
   if (parsed.protocol !== 'https:') return 'must use https';
+  // What is stored and answered is the parsed form, where a non-ASCII character takes up to 12
+  // characters (%F0%9F%98%80) and a name its punycode: that form must keep to the bound too.
+  if (parsed.href.length > MEDIA_URL_MAX) return `must be at most ${MEDIA_URL_MAX} characters long once percent-encoded`;
   if (parsed.username !== '' || parsed.password !== '') return 'must not carry a user name or password';
 
   // The parser has already lower-cased the host, turned IDNs into punycode and rewritten
