@@ -149,9 +149,13 @@ function currencyFrom(env: NodeJS.ProcessEnv): string {
   return currency;
 }
 
+const VIDEO_BASE_MAX = 1800;
+
 function videoBaseFrom(env: NodeJS.ProcessEnv): string {
   const base = env.EXERCISE_VIDEO_BASE_URL || 'https://videos.tribes.app/exercises';
   if (!/^https?:\/\/[^\s]+$/.test(base)) throw new ConfigError(`EXERCISE_VIDEO_BASE_URL must be an http(s) URL, got "${base}"`);
+  // A catalog video_url is this + '/' + a slug (at most 120), within the 2,000 the API documents.
+  if (base.length > VIDEO_BASE_MAX) throw new ConfigError(`EXERCISE_VIDEO_BASE_URL must be at most ${VIDEO_BASE_MAX} characters, got ${base.length}`);
   return base.replace(/\/+$/, '');
 }
 

@@ -9,6 +9,15 @@ export const Uuid = Type.String({ format: 'uuid', maxLength: 36, description: 'U
 export const Timestamp = Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601 UTC timestamp' });
 
 /**
+ * An id the payment processor made (an account, price, subscription, refund, payout, session):
+ * opaque, and at most 255 characters, the most Stripe says its ids will ever have.
+ */
+export const ProcessorId = (description?: string) => Type.String({ maxLength: 255, ...(description ? { description } : {}) });
+
+/** A currency: the processor's and the database's (tiers.currency check) form, three lower-case letters. */
+export const Currency = Type.String({ minLength: 3, maxLength: 3, pattern: '^[a-z]{3}$', description: 'ISO 4217 code, lower case.' });
+
+/**
  * An integer the server computes and answers (a count, an amount in cents, a rank): a 64-bit
  * integer within JavaScript's safe range, narrowed by the caller where it knows better.
  */

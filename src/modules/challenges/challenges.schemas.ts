@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { AbbreviatedName } from '../members/members.schemas.js';
 
 export const METRICS = ['workouts_count', 'workouts_with_exercise', 'volume_kg', 'streak_days'] as const;
 export const STATUSES = ['scheduled', 'running', 'finished', 'canceled'] as const;
@@ -19,8 +20,11 @@ const Status = Type.Union(
   STATUSES.map((s) => Type.Literal(s)),
   { description: '`scheduled` before `starts_at`, `running` until `ends_at`, then `finished`; `canceled` once canceled (no joins, scores frozen).' },
 );
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: '1 to 200 characters, not blank.' });
-const Description = Type.String({ maxLength: 5000, description: 'The rules in text, up to 5,000 characters.' });
+/** A challenge's name: also the bound of every answer that names one (member records, metrics). */
+export const CHALLENGE_NAME_MAX = 200;
+const DESCRIPTION_MAX = 5000;
+const Name = Type.String({ minLength: 1, maxLength: CHALLENGE_NAME_MAX, pattern: '\\S', description: '1 to 200 characters, not blank.' });
+const Description = Type.String({ maxLength: DESCRIPTION_MAX, description: 'The rules in text, up to 5,000 characters.' });
 const DurationDays = Type.Integer({
   format: 'int32',
   minimum: DURATION.min,
@@ -83,13 +87,19 @@ export const LeaderboardQuery = Type.Object(
 );
 export type LeaderboardQuery = Static<typeof LeaderboardQuery>;
 
-const Warning = Type.Object({ field: Type.String(), message: Type.String() }, { description: 'Accepted, but worth a second look.' });
+const Warning = Type.Object(
+  {
+    field: Type.String({ maxLength: 64, pattern: '^[a-z_]+$', description: 'The field of the request it is about.' }),
+    message: Type.String({ maxLength: 300 }),
+  },
+  { description: 'Accepted, but worth a second look.' },
+);
 
 const challengeFields = {
   id: Uuid,
   community_id: Uuid,
-  name: Type.String(),
-  description: Type.String(),
+  name: Type.String({ maxLength: CHALLENGE_NAME_MAX }),
+  description: Type.String({ maxLength: DESCRIPTION_MAX }),
   metric: Metric,
   exercise_id: Type.Union([Uuid, Type.Null()]),
   duration_days: Int64(),
@@ -104,7 +114,8 @@ export const Challenge = Type.Object(
   {
     ...challengeFields,
     canceled_at: Type.Union([Timestamp, Type.Null()]),
-    warnings: Type.Array(Warning, { description: 'Accepted settings outside the recommendations (a duration outside 21–90 days); empty when none.' }),
+    // warningsOf (challenges.service.ts) has a single rule, the duration's.
+    warnings: Type.Array(Warning, { maxItems: 1, description: 'Accepted settings outside the recommendations (a duration outside 21–90 days); empty when none.' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -126,10 +137,11 @@ export const Ranking = Type.Object(
   {
     rank: Int64({ minimum: 1, description: 'Position, 1 = first: score descending, ties to the member who reached the score first.' }),
     member_id: Uuid,
-    name: Type.String({ description: 'First name and the initial of the last ("Maria Silva" → "Maria S."); a single name stays whole.' }),
+    name: AbbreviatedName,
     score: Type.Number(),
     delta: Type.String({
       pattern: '^[+-][0-9]+$',
+      maxLength: 17, // a sign and a safe integer's 16 digits
       description: 'Places gained (`+N`) or lost (`-N`) since the end of the last ranked UTC day; `+0` when unchanged or new since then.',
     }),
   },
@@ -139,7 +151,7 @@ export const Ranking = Type.Object(
 const boardFields = {
   challenge_id: Uuid,
   updated_at: Type.String({ format: 'date-time', maxLength: 64, description: 'When these rankings were read; scores move as logs are written, so the board is current as of this moment.' }),
-  rankings: Type.Array(Type.Ref(Ranking)),
+  rankings: Type.Array(Type.Ref(Ranking), { maxItems: 100, description: 'One page of them (`limit`, at most 100).' }),
 };
 
 export const Leaderboard = Type.Object(boardFields, { $id: 'Leaderboard', title: 'Leaderboard' });
@@ -156,7 +168,7 @@ export type MemberChallengesQuery = Static<typeof MemberChallengesQuery>;
 
 export const Participation = Type.Object({
   challenge_id: Uuid,
-  name: Type.String(),
+  name: Type.String({ maxLength: CHALLENGE_NAME_MAX }),
   status: Status,
   score: Type.Number(),
   rank: Int64({ minimum: 1 }),

@@ -1,5 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { conflictError, errorResponse, Int64, notFoundError, Ok, OkList, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { conflictError, errorResponse, Int64, notFoundError, Ok, OkList, PaginationQuery, ProcessorId, Timestamp, Uuid } from '../../http/schemas.js';
+import { COMMUNITY_NAME_MAX } from '../communities/communities.schemas.js';
+import { TIER_NAME_MAX } from '../tiers/tiers.schemas.js';
 import { memberOf } from '../members/member-auth.js';
 import { memberAuthErrors, memberSecurity } from '../members/members.schemas.js';
 import type { CheckoutService } from './checkout.service.js';
@@ -10,7 +12,7 @@ const tags = ['Member billing'];
 const CheckoutSession = Type.Object({
   id: Uuid,
   url: Type.String({ description: 'The hosted checkout page: send the member there to pay.' }),
-  processor_session_id: Type.String(),
+  processor_session_id: ProcessorId(),
   tier_id: Uuid,
   status: Type.Union([Type.Literal('open'), Type.Literal('complete'), Type.Literal('expired')]),
   created_at: Timestamp,
@@ -19,12 +21,12 @@ const CheckoutSession = Type.Object({
 const MemberSubscription = Type.Object({
   id: Uuid,
   community_id: Uuid,
-  community_name: Type.String(),
+  community_name: Type.String({ maxLength: COMMUNITY_NAME_MAX }),
   tier_id: Uuid,
-  tier_name: Type.String(),
-  status: Type.String(),
+  tier_name: Type.String({ maxLength: TIER_NAME_MAX }),
+  status: Type.String({ enum: ['trialing', 'active', 'past_due', 'canceled'] }),
   price_cents: Int64(),
-  billing_period: Type.String(),
+  billing_period: Type.String({ enum: ['monthly', 'quarterly', 'yearly'] }),
   current_period_end: Type.Union([Timestamp, Type.Null()]),
   cancel_at_period_end: Type.Boolean(),
   trial_end: Type.Union([Timestamp, Type.Null()]),

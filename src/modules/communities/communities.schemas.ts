@@ -7,15 +7,17 @@ const Category = Type.Union(
   CATEGORIES.map((c) => Type.Literal(c)),
   { description: 'One of: ' + CATEGORIES.join(', ') + '.' },
 );
-const Name = Type.String({ minLength: 1, maxLength: 120, pattern: '\\S', description: 'Public name, 1 to 120 characters.' });
-const Slug = Type.String({
+/** A community's name: also the bound of every answer that names a community. */
+export const COMMUNITY_NAME_MAX = 120;
+const Name = Type.String({ minLength: 1, maxLength: COMMUNITY_NAME_MAX, pattern: '\\S', description: 'Public name, 1 to 120 characters.' });
+export const Slug = Type.String({
   pattern: '^[a-z0-9-]{3,63}$',
   maxLength: 63,
   description: 'URL key: 3 to 63 characters of a-z, 0-9 and `-`. Unique across all of Tribes and immutable once created.',
   examples: ['forca-total'],
 });
-const Description = Type.String({ maxLength: 2000, description: 'Short description, up to 2,000 characters.' });
-const CoverImageUrl = Type.String({
+export const Description = Type.String({ maxLength: 2000, description: 'Short description, up to 2,000 characters.' });
+export const CoverImageUrl = Type.String({
   format: 'uri',
   pattern: '^https?://',
   maxLength: 2048,
@@ -25,12 +27,13 @@ const CoverImageUrl = Type.String({
 export const Community = Type.Object(
   {
     id: Uuid,
-    name: Type.String(),
-    slug: Type.String(),
-    description: Type.Union([Type.String(), Type.Null()]),
+    // What the server stores is what the create and update bodies allowed (the slug's form is also a database check).
+    name: Type.String({ maxLength: COMMUNITY_NAME_MAX }),
+    slug: Slug,
+    description: Type.Union([Description, Type.Null()]),
     category: Category,
     is_public: Type.Boolean({ description: 'Whether the community appears in public discovery.' }),
-    cover_image_url: Type.Union([Type.String(), Type.Null()]),
+    cover_image_url: Type.Union([CoverImageUrl, Type.Null()]),
     status: Type.Union([Type.Literal('active'), Type.Literal('paused')], {
       description: '`paused` after DELETE: hidden from discovery, no new subscriptions. `POST /communities/{id}/resume` reactivates it.',
     }),

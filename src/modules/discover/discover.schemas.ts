@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int64, PaginationQuery, Uuid } from '../../http/schemas.js';
-import { CATEGORIES } from '../communities/communities.schemas.js';
+import { Currency, Int64, PaginationQuery, Uuid } from '../../http/schemas.js';
+import { CATEGORIES, COMMUNITY_NAME_MAX, CoverImageUrl, Description, Slug } from '../communities/communities.schemas.js';
+import { Benefits, TIER_NAME_MAX } from '../tiers/tiers.schemas.js';
 
 const Category = Type.Union(
   CATEGORIES.map((c) => Type.Literal(c)),
@@ -13,12 +14,12 @@ const Category = Type.Union(
  */
 const PublicTier = Type.Object({
   id: Uuid,
-  name: Type.String(),
+  name: Type.String({ maxLength: TIER_NAME_MAX }),
   price_cents: Int64({ description: 'Price per billing period, in cents.' }),
-  currency: Type.String({ description: 'ISO 4217 code, lower case.' }),
+  currency: Currency,
   billing_period: Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]),
   trial_days: Int64({ description: 'Free days before the first charge.' }),
-  benefits: Type.Array(Type.String()),
+  benefits: Benefits,
   level: Type.Union([Int64(), Type.Null()], { description: "The creator's explicit rank for the tier, if any (see the tier order)." }),
 });
 
@@ -26,11 +27,11 @@ const PublicTier = Type.Object({
 export const DiscoverCommunity = Type.Object(
   {
     id: Uuid,
-    name: Type.String(),
-    slug: Type.String(),
-    description: Type.Union([Type.String(), Type.Null()]),
+    name: Type.String({ maxLength: COMMUNITY_NAME_MAX }),
+    slug: Slug,
+    description: Type.Union([Description, Type.Null()]),
     category: Category,
-    cover_image_url: Type.Union([Type.String(), Type.Null()]),
+    cover_image_url: Type.Union([CoverImageUrl, Type.Null()]),
     tiers: Type.Array(PublicTier, {
       description:
         'Active tiers, lowest first in the tier order: by explicit `level` when the creator set any, else by monthly-normalised price, then age.',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EQUIPMENT, EXERCISES, EXERCISE_KINDS, MUSCLE_GROUPS, type ExerciseSeed } from './catalog.data.js';
+import { Exercise, EXERCISE_TEXT_MAX } from './exercises.schemas.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -39,6 +40,15 @@ describe('exercise catalog', () => {
     }
     expect(duplicates(EXERCISES.map((e) => e.name.toLowerCase()))).toEqual([]);
     expect(duplicates(EXERCISES.map((e) => e.name_pt.toLowerCase()))).toEqual([]);
+  });
+
+  // The OpenAPI document promises these bounds for every exercise answer, catalog ones included.
+  it('keeps names and slugs within the bounds of an exercise answer, and equipment within its count', () => {
+    const maxEquipment = Exercise.properties.equipment.maxItems!;
+    for (const e of EXERCISES) {
+      for (const text of [e.name, e.name_pt, e.slug]) expect([...text].length, e.slug).toBeLessThanOrEqual(EXERCISE_TEXT_MAX);
+      expect(e.equipment.length, e.slug).toBeLessThanOrEqual(maxEquipment);
+    }
   });
 
   it('uses only values from the closed sets for muscle groups, equipment and kind', () => {

@@ -1,7 +1,12 @@
 import { Participation } from '../challenges/challenges.schemas.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
-import { Subscription } from '../subscriptions/subscriptions.schemas.js';
+import { Currency, Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { COMMUNITY_NAME_MAX } from '../communities/communities.schemas.js';
+import { EXERCISE_TEXT_MAX } from '../exercises/exercises.schemas.js';
+import { AVATAR_URL_MAX, EMAIL_MAX, MEMBER_NAME_MAX } from '../members/members.schemas.js';
+import { PROGRAM_NAME_MAX } from '../programs/programs.schemas.js';
+import { RefundStatus, Subscription } from '../subscriptions/subscriptions.schemas.js';
+import { TIER_NAME_MAX } from '../tiers/tiers.schemas.js';
 
 const SubscriptionStatus = Type.Union([Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled')]);
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
@@ -20,7 +25,7 @@ const MemberStatus = Type.Union(
 export const MemberSubscriptionEntry = Type.Object({
   community_id: Uuid,
   tier_id: Uuid,
-  tier_name: Type.String(),
+  tier_name: Type.String({ maxLength: TIER_NAME_MAX }),
   status: SubscriptionStatus,
   joined_at: Type.String({ format: 'date-time', maxLength: 64, description: 'When the member first subscribed in this community (processor time).' }),
 });
@@ -39,9 +44,9 @@ export const Engagement = Type.Object({
 
 const memberFields = {
   id: Uuid,
-  name: Type.String(),
-  email: Type.String(),
-  avatar_url: Type.Union([Type.String(), Type.Null()]),
+  name: Type.String({ maxLength: MEMBER_NAME_MAX }),
+  email: Type.String({ format: 'email', maxLength: EMAIL_MAX }),
+  avatar_url: Type.Union([Type.String({ maxLength: AVATAR_URL_MAX }), Type.Null()]),
   subscriptions: Type.Array(MemberSubscriptionEntry, {
     description:
       "One entry per community of this creator the member ever subscribed to, oldest first: the subscription that counts there now (a live one, the most recent if several; else the most recent ended one). The detail's `subscription_history` has every subscription.",
@@ -106,8 +111,8 @@ const Money = Int64({ description: 'Integer cents.' });
 // A subscription record (GET /subscriptions/{id}) with what the member record adds to it.
 const HistoryEntry = Type.Object({
   ...Subscription.properties,
-  community_name: Type.String(),
-  tier_name: Type.String(),
+  community_name: Type.String({ maxLength: COMMUNITY_NAME_MAX }),
+  tier_name: Type.String({ maxLength: TIER_NAME_MAX }),
   changes: Type.Array(
     Type.Object({
       recorded_at: Type.String({ format: 'date-time', maxLength: 64, description: 'When the service mirrored this state.' }),
@@ -122,8 +127,8 @@ const HistoryEntry = Type.Object({
         'Every state the mirror recorded, oldest first: creation, status changes, cancel at period end set or lifted, tier or price changes, renewals (a new period end). Recorded since member records exist; older subscriptions show their later changes only (their processor times above still tell creation, cancellation and end).',
     },
   ),
-  payments: Type.Array(Type.Object({ id: Uuid, amount_cents: Money, currency: Type.String(), paid_at: Timestamp }), { description: 'Paid invoices, oldest first.' }),
-  refunds: Type.Array(Type.Object({ id: Uuid, amount_cents: Money, currency: Type.String(), status: Type.String(), created_at: Timestamp }), { description: 'Refunds, oldest first.' }),
+  payments: Type.Array(Type.Object({ id: Uuid, amount_cents: Money, currency: Currency, paid_at: Timestamp }), { description: 'Paid invoices, oldest first.' }),
+  refunds: Type.Array(Type.Object({ id: Uuid, amount_cents: Money, currency: Currency, status: RefundStatus, created_at: Timestamp }), { description: 'Refunds, oldest first.' }),
 });
 
 export const ExecutedWorkout = Type.Object(
@@ -131,7 +136,7 @@ export const ExecutedWorkout = Type.Object(
     id: Uuid,
     community_id: Type.Union([Uuid, Type.Null()]),
     workout_id: Type.Union([Uuid, Type.Null()]),
-    workout_name: Type.Union([Type.String(), Type.Null()], { description: 'The program workout followed, if any.' }),
+    workout_name: Type.Union([Type.String({ maxLength: PROGRAM_NAME_MAX }), Type.Null()], { description: 'The program workout followed, if any.' }),
     performed_at: Timestamp,
     sets_count: Int64(),
     created_at: Timestamp,
@@ -146,14 +151,15 @@ export const MemberRecord = Type.Object(
     joined_at: Type.String({ format: 'date-time', maxLength: 64, description: "First subscription to any of this creator's communities." }),
     subscription_history: Type.Array(HistoryEntry, { description: "Every subscription the member holds or held in this creator's communities, oldest first." }),
     workouts: Type.Object({
-      data: Type.Array(Type.Ref(ExecutedWorkout), { description: 'The 20 most recent, newest first (performed_at, ties by id).' }),
+      // 20: RECENT_WORKOUTS (record.service.ts).
+      data: Type.Array(Type.Ref(ExecutedWorkout), { maxItems: 20, description: 'The 20 most recent, newest first (performed_at, ties by id).' }),
       total: Int64(),
-      next: Type.Union([Type.String(), Type.Null()], { description: 'Path of the next page (`GET /api/v1/members/:id/workout-logs?page=2&limit=20`), null when these are all.' }),
+      next: Type.Union([Type.String({ format: 'uri-reference', maxLength: 100 }), Type.Null()], { description: 'Path of the next page (`GET /api/v1/members/:id/workout-logs?page=2&limit=20`), null when these are all.' }),
     }),
     personal_records: Type.Array(
       Type.Object({
         exercise_id: Uuid,
-        exercise_name: Type.String(),
+        exercise_name: Type.String({ maxLength: EXERCISE_TEXT_MAX }),
         kind: Type.Union([Type.Literal('max_load'), Type.Literal('est_1rm'), Type.Literal('max_volume'), Type.Literal('max_reps')]),
         value: Type.Number(),
         previous_value: Type.Number({ description: 'The record it beat.' }),

@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminAuth } from '../../http/auth.js';
-import { authErrors, conflictError, errorResponse, IdParams, Int64, Ok } from '../../http/schemas.js';
+import { authErrors, conflictError, Currency, errorResponse, IdParams, Int64, Ok } from '../../http/schemas.js';
 import type { PayoutsService } from './payouts.service.js';
 
 const Cents = Int64();
@@ -22,14 +22,15 @@ export function ledgerRoutes(service: PayoutsService, adminToken: string): Fasti
           response: {
             200: Ok(
               Type.Object({
-                currency: Type.String(),
+                currency: Currency,
                 charges: Type.Object({ count: Int64(), gross_cents: Cents, fee_cents: Cents, net_cents: Cents }),
                 refunds: Type.Object({ count: Int64(), amount_cents: Cents, fee_reversed_cents: Cents, net_reversed_cents: Cents }),
                 payouts: Type.Object({ paid_cents: Cents, in_transit_cents: Cents }),
                 balance: Type.Object({ available_cents: Cents, pending_cents: Cents }),
                 all_time_net_cents: Cents,
                 this_month_net_cents: Cents,
-                checks: Type.Array(Type.Object({ name: Type.String(), ok: Type.Boolean(), detail: Type.String() })),
+                // ledger.ts: a name quotes at most one processor id (255), a detail six numbers.
+                checks: Type.Array(Type.Object({ name: Type.String({ maxLength: 300 }), ok: Type.Boolean(), detail: Type.String({ maxLength: 500 }) })),
                 ok: Type.Boolean(),
               }),
             ),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Currency, Int64, PaginationQuery, ProcessorId, Timestamp, Uuid } from '../../http/schemas.js';
 
 const Status = Type.Union([Type.Literal('pending'), Type.Literal('in_transit'), Type.Literal('paid'), Type.Literal('failed'), Type.Literal('canceled')]);
 
@@ -7,14 +7,15 @@ export const Payout = Type.Object(
   {
     id: Uuid,
     amount_cents: Int64(),
-    currency: Type.String(),
+    currency: Currency,
     status: Type.Union(Status.anyOf, {
       description: '`pending` (waiting at the processor) → `in_transit` (sent to the bank) → `paid`; `failed` when processing fails (the amount returns to the available balance); `canceled` if canceled before it was sent.',
     }),
     method: Type.Union([Type.Literal('automatic'), Type.Literal('manual')], { description: '`automatic` from the payout schedule; `manual` requested through this API.' }),
     arrival_date: Type.Union([Timestamp, Type.Null()], { description: 'When the bank should have the money (processor estimate).' }),
-    failure_reason: Type.Union([Type.String(), Type.Null()]),
-    processor_payout_id: Type.String(),
+    // The processor's own message, kept whole: Stripe states no length for it (.spectral.yaml).
+    failure_reason: Type.Union([Type.String(), Type.Null()], { description: "The processor's explanation of a failed payout." }),
+    processor_payout_id: ProcessorId(),
     created_at: Timestamp,
   },
   { $id: 'Payout', title: 'Payout', description: 'A payout mirrored from the processor, the source of truth for payouts.' },
@@ -22,7 +23,7 @@ export const Payout = Type.Object(
 
 export const Balance = Type.Object(
   {
-    currency: Type.String(),
+    currency: Currency,
     available_cents: Int64({ description: 'Available to pay out now (read from the processor).' }),
     pending_cents: Int64({ description: 'Charged, not yet available: funds become available 7 days after each charge (read from the processor).' }),
     this_month_received_cents: Int64({ description: 'Creator net of charges minus refunded net, this calendar month (UTC).' }),

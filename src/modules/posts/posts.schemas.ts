@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { AbbreviatedName, MEMBER_NAME_MAX } from '../members/members.schemas.js';
+import { TIER_NAME_MAX } from '../tiers/tiers.schemas.js';
 import { COMMENT_MAX, MEDIA_MAX, MEDIA_TYPES, MEDIA_URL_MAX, POST_CONTENT_MAX } from './content.js';
 
 /** Lengths beyond which a text is refused before it is even counted (the real limits are counted in code points after NFC). */
@@ -30,6 +32,17 @@ const MediaItem = Type.Object(
   { additionalProperties: false },
 );
 const Media = Type.Array(MediaItem, { maxItems: MEDIA_MAX, description: `Up to ${MEDIA_MAX} attachments, in display order.` });
+/** Media as stored: each URL as the URL parser wrote it out (https, at most MEDIA_URL_MAX once percent-encoded: media-url.ts). */
+const StoredMedia = Type.Array(
+  Type.Object({ type: MediaItem.properties.type, url: Type.String({ maxLength: MEDIA_URL_MAX, pattern: '^https://', description: 'An `https` URL to a public host.' }) }),
+  { maxItems: MEDIA_MAX, description: 'The attachments, in display order.' },
+);
+
+/**
+ * Texts come back as written (or NFC-normalised, which the counted limits bound), so an answer's
+ * bound is the request's: at most RAW_BOUND code points per counted character.
+ */
+const Text = (max: number, description?: string) => Type.String({ maxLength: max * RAW_BOUND, ...(description ? { description } : {}) });
 const Pinned = Type.Boolean({ description: 'Pinned posts come first in every feed (newest pinned first).' });
 
 const PollInput = Type.Object(
@@ -122,10 +135,10 @@ export const VoteBody = Type.Object(
 );
 export const PostCommentParams = Type.Object({ id: Uuid, comment_id: Uuid }, { additionalProperties: false });
 
-const PollOption = Type.Object({ index: Int64({ minimum: 0 }), text: Type.String(), votes: Int64({ minimum: 0, description: 'Members who chose it.' }) });
+const PollOption = Type.Object({ index: Int64({ minimum: 0 }), text: Text(POLL.optionMax), votes: Int64({ minimum: 0, description: 'Members who chose it.' }) });
 const pollFields = {
-  question: Type.String(),
-  options: Type.Array(PollOption),
+  question: Text(POLL.questionMax),
+  options: Type.Array(PollOption, { maxItems: POLL.optionsMax }),
   multiple_choice: Type.Boolean(),
   closes_at: Type.Union([Timestamp, Type.Null()]),
   closed: Type.Boolean({ description: 'Past `closes_at`: no more votes.' }),
@@ -133,7 +146,7 @@ const pollFields = {
 };
 const Poll = Type.Object(pollFields, { $id: 'Poll', title: 'Poll' });
 const MemberPoll = Type.Object(
-  { ...pollFields, my_votes: Type.Array(Int64({ minimum: 0 }), { description: 'The indexes you chose; empty if you have not voted.' }) },
+  { ...pollFields, my_votes: Type.Array(Int64({ minimum: 0 }), { maxItems: POLL.optionsMax, uniqueItems: true, description: 'The indexes you chose; empty if you have not voted.' }) },
   { $id: 'MemberPoll', title: 'MemberPoll' },
 );
 export { MemberPoll, Poll };
@@ -148,14 +161,16 @@ export const Post = Type.Object(
   {
     id: Uuid,
     community_id: Uuid,
-    content: Type.String({ description: 'The markdown as written.' }),
+    content: Text(POST_CONTENT_MAX, 'The markdown as written.'),
+    // No bound: rendering multiplies (a 4,000-character post of reference links renders to over
+    // 1,000,000 characters), and serializing checks what a feed answers (.spectral.yaml).
     content_html: Type.String({
       description: 'The content rendered to HTML and sanitised with an allow-list (p, br, hr, strong, em, s, del, a, ul, ol, li, blockquote, code, pre, h1–h6; links http, https or mailto only, with rel="nofollow noopener noreferrer ugc"); raw HTML in the content is shown as text, never run.',
     }),
-    preview: Type.String({ description: 'What members without access read: your own preview, or the first ~140 characters of the content as plain text.' }),
+    preview: Text(PREVIEW_MAX, 'What members without access read: your own preview, or the first ~140 characters of the content as plain text.'),
     preview_is_custom: Type.Boolean({ description: 'Whether `preview` is your own (set with `preview`; null goes back to the automatic one).' }),
     tier_min_id: Type.Union([Uuid, Type.Null()]),
-    media: Media,
+    media: StoredMedia,
     pinned: Type.Boolean(),
     poll: Type.Union([Type.Ref(Poll), Type.Null()]),
     ...counts,
@@ -170,10 +185,10 @@ export const MemberPost = Type.Object(
     id: Uuid,
     community_id: Uuid,
     locked: Type.Literal(false),
-    content: Type.String(),
+    content: Text(POST_CONTENT_MAX),
     content_html: Type.String({ description: 'Sanitised HTML of the content (see the creator API).' }),
     tier_min_id: Type.Union([Uuid, Type.Null()]),
-    media: Media,
+    media: StoredMedia,
     pinned: Type.Boolean(),
     poll: Type.Union([Type.Ref(MemberPoll), Type.Null()]),
     ...counts,
@@ -189,10 +204,10 @@ export const LockedPost = Type.Object(
     id: Uuid,
     community_id: Uuid,
     locked: Type.Literal(true),
-    preview: Type.String({ description: 'Plain text teaser: the creator’s own, or the first ~140 characters of the content without markdown.' }),
+    preview: Text(PREVIEW_MAX, 'Plain text teaser: the creator’s own, or the first ~140 characters of the content without markdown.'),
     tier_min_id: Uuid,
     upgrade_tier_id: Type.Union([Uuid, Type.Null()], { description: 'The cheapest active tier of the community that unlocks the post (by monthly-normalised price); null if no active tier does.' }),
-    upgrade_tier_name: Type.Union([Type.String(), Type.Null()]),
+    upgrade_tier_name: Type.Union([Type.String({ maxLength: TIER_NAME_MAX }), Type.Null()]),
     upgrade_price_cents: Type.Union([Int64({ minimum: 0 }), Type.Null()], { description: 'Its price, in cents, per `upgrade_billing_period`.' }),
     upgrade_billing_period: Type.Union([Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]), Type.Null()]),
     pinned: Type.Boolean(),
@@ -216,8 +231,8 @@ export const Comment = Type.Object(
     id: Uuid,
     post_id: Uuid,
     member_id: Uuid,
-    author_name: Type.String({ description: 'The member’s full name.' }),
-    body: Type.String(),
+    author_name: Type.String({ maxLength: MEMBER_NAME_MAX, description: 'The member’s full name.' }),
+    body: Text(COMMENT_MAX),
     created_at: Timestamp,
   },
   { $id: 'Comment', title: 'Comment' },
@@ -227,9 +242,9 @@ export const MemberComment = Type.Object(
     id: Uuid,
     post_id: Uuid,
     member_id: Uuid,
-    author_name: Type.String({ description: 'First name and the initial of the last ("Maria Silva" → "Maria S.").' }),
+    author_name: AbbreviatedName,
     mine: Type.Boolean({ description: 'Whether you wrote it (you may delete it).' }),
-    body: Type.String(),
+    body: Text(COMMENT_MAX),
     created_at: Timestamp,
   },
   { $id: 'MemberComment', title: 'MemberComment' },

@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Currency, Int64, PaginationQuery, ProcessorId, Timestamp, Uuid } from '../../http/schemas.js';
+
+/** The cancel call's note, kept as sent. */
+const REASON_MAX = 500;
 
 const Status = Type.Union([Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled')]);
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
@@ -21,9 +24,9 @@ export const Subscription = Type.Object(
     canceled_at: NullableTimestamp,
     ended_at: NullableTimestamp,
     trial_end: NullableTimestamp,
-    cancellation_reason: Type.Union([Type.String(), Type.Null()], { description: "The creator's internal note from the cancel call; never shown to the member." }),
+    cancellation_reason: Type.Union([Type.String({ maxLength: REASON_MAX }), Type.Null()], { description: "The creator's internal note from the cancel call; never shown to the member." }),
     created_at: Timestamp,
-    processor_subscription_id: Type.String(),
+    processor_subscription_id: ProcessorId(),
   },
   { $id: 'Subscription', title: 'Subscription', description: 'A mirror of the processor subscription; times are the processor’s own.' },
 );
@@ -45,7 +48,7 @@ export const CancelBody = Type.Object(
     immediate: Type.Optional(
       Type.Boolean({ description: 'true: canceled now, no pro-rata refund. false or omitted: canceled at the end of the current period; access continues until then.' }),
     ),
-    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Internal note, kept on the subscription; never sent to the member.' })),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: REASON_MAX, description: 'Internal note, kept on the subscription; never sent to the member.' })),
   },
   { additionalProperties: false },
 );
@@ -61,14 +64,21 @@ export const RefundBody = Type.Object(
 );
 export type RefundBody = Static<typeof RefundBody>;
 
+/** The processor's refund status, kept as it said: one of Stripe's lower-case snake_case values. */
+export const RefundStatus = Type.String({
+  maxLength: 32,
+  pattern: '^[a-z_]+$',
+  description: 'The processor refund status as it reports it (Stripe: `pending`, `requires_action`, `succeeded`, `failed`, `canceled`).',
+});
+
 export const Refund = Type.Object(
   {
     id: Uuid,
     subscription_id: Uuid,
     amount_cents: Int64(),
-    currency: Type.String(),
-    status: Type.String({ description: 'The processor refund status (`succeeded`, `pending`, `failed`).' }),
-    processor_refund_id: Type.String(),
+    currency: Currency,
+    status: RefundStatus,
+    processor_refund_id: ProcessorId(),
     created_at: Timestamp,
   },
   { $id: 'Refund', title: 'Refund', description: 'The platform fee is reversed in proportion to the refunded amount.' },

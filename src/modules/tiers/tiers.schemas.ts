@@ -1,10 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { Currency, Int64, PaginationQuery, ProcessorId, Timestamp, Uuid } from '../../http/schemas.js';
 
 const BillingPeriod = Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')], {
   description: 'How often the member is charged: `monthly`, `quarterly` (every 3 months) or `yearly`.',
 });
-const Name = Type.String({ minLength: 1, maxLength: 120, pattern: '\\S', description: 'Name shown to members, 1 to 120 characters.' });
+/** A tier's name: also the bound of every answer that names a tier (discovery, the paywall, metrics, members). */
+export const TIER_NAME_MAX = 120;
+const Name = Type.String({ minLength: 1, maxLength: TIER_NAME_MAX, pattern: '\\S', description: 'Name shown to members, 1 to 120 characters.' });
 const PriceCents = Type.Integer({
   format: 'int32',
   minimum: 100,
@@ -12,7 +14,7 @@ const PriceCents = Type.Integer({
   description: 'Price per billing period in cents (minimum 100). Free tiers are not supported.',
 });
 const TrialDays = Type.Integer({ format: 'int32', minimum: 0, maximum: 730, description: 'Free trial days before the first charge (0 to 730).' });
-const Benefits = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+export const Benefits = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   maxItems: 20,
   description: 'Up to 20 benefits shown to members, each 1 to 200 characters.',
 });
@@ -28,16 +30,16 @@ export const Tier = Type.Object(
   {
     id: Uuid,
     community_id: Uuid,
-    name: Type.String(),
+    name: Type.String({ maxLength: TIER_NAME_MAX }),
     price_cents: Int64({ description: 'Current price for new subscribers, in cents.' }),
-    currency: Type.String({ description: 'ISO 4217 code, lower case.' }),
+    currency: Currency,
     billing_period: BillingPeriod,
     trial_days: Int64(),
-    benefits: Type.Array(Type.String()),
+    benefits: Benefits,
     is_active: Type.Boolean({ description: 'Whether the tier accepts new subscriptions.' }),
     level: Type.Union([Int64(), Type.Null()]),
-    processor_price_id: Type.String({ description: 'The current price at the payment processor; a price change creates a new one.' }),
-    processor_product_id: Type.String(),
+    processor_price_id: ProcessorId('The current price at the payment processor; a price change creates a new one.'),
+    processor_product_id: ProcessorId(),
     active_subscribers: Int64({ description: 'Subscriptions to this tier in status `active` (including those set to cancel at period end).' }),
     created_at: Timestamp,
     updated_at: Timestamp,

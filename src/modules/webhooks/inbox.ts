@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { deleteInRounds } from '../../db/purge.js';
 import type { Executor } from '../../db/tx.js';
+import { LAST_ERROR_MAX } from './webhook-events.schemas.js';
 
 export interface ProcessorEvent {
   id: string;
@@ -76,7 +77,7 @@ export function createInbox({ db, handlers, logger, maxAttempts = 20, maxConcurr
         await trx.updateTable('webhook_events').set({ processed_at: new Date(), last_error: null }).where('id', '=', claimed.id).execute();
       });
     } catch (err) {
-      const lastError = err instanceof Error ? err.message.slice(0, 500) : String(err);
+      const lastError = (err instanceof Error ? err.message : String(err)).slice(0, LAST_ERROR_MAX);
       if (claimed.attempts >= maxAttempts) {
         logger.error({ err, event: claimed.id, type: claimed.type, attempts: claimed.attempts }, 'processor event parked as dead after its last attempt');
         await db.updateTable('webhook_events').set({ last_error: lastError, dead_at: new Date() }).where('id', '=', claimed.id).execute();

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int64, Timestamp, Uuid } from '../../http/schemas.js';
+import { EXERCISE_TEXT_MAX } from '../exercises/exercises.schemas.js';
 
 export const MAX_SETS_PER_LOG = 200;
 export const FUTURE_SKEW_MS = 5 * 60_000;
@@ -26,7 +27,8 @@ export const CreateLogBody = Type.Object(
 );
 export type CreateLogBody = Static<typeof CreateLogBody>;
 
-const PrKind = Type.Union([Type.Literal('max_load'), Type.Literal('est_1rm'), Type.Literal('max_volume'), Type.Literal('max_reps')]);
+const PR_KINDS = ['max_load', 'est_1rm', 'max_volume', 'max_reps'] as const;
+const PrKind = Type.Union(PR_KINDS.map((k) => Type.Literal(k)));
 
 export const PersonalRecord = Type.Object({
   exercise_id: Uuid,
@@ -38,7 +40,7 @@ export const PersonalRecord = Type.Object({
 
 const LoggedSet = Type.Object({
   exercise_id: Uuid,
-  exercise_name: Type.String(),
+  exercise_name: Type.String({ maxLength: EXERCISE_TEXT_MAX }),
   reps: Int64(),
   load_kg: Type.Number(),
   is_warmup: Type.Boolean(),
@@ -50,7 +52,7 @@ const logFields = {
   workout_id: Type.Union([Uuid, Type.Null()]),
   community_id: Type.Union([Uuid, Type.Null()]),
   performed_at: Timestamp,
-  sets: Type.Array(LoggedSet),
+  sets: Type.Array(LoggedSet, { maxItems: MAX_SETS_PER_LOG }),
   created_at: Timestamp,
 };
 
@@ -58,7 +60,9 @@ export const WorkoutLog = Type.Object(logFields, { $id: 'WorkoutLog', title: 'Wo
 export const CreatedWorkoutLog = Type.Object(
   {
     ...logFields,
+    // One per exercise and kind at most: every set could be another exercise.
     prs: Type.Array(PersonalRecord, {
+      maxItems: PR_KINDS.length * MAX_SETS_PER_LOG,
       description:
         'Personal records this workout set, at most one per exercise and kind (for its best set). A PR strictly beats every earlier working set of that exercise; ties, warm-ups and the very first set of an exercise are not PRs; a bodyweight set (load 0) counts for max_reps only. Ordered by `set_index`, then kind (max_load, est_1rm, max_volume, max_reps).',
     }),
