@@ -196,10 +196,16 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
   // The lookups of keyed requests that arrive together share one read (src/db/combiner.ts).
   const lookups = createCombiner({ run: store.rowsOf, maxBatch: 64, maxInFlight: 2, onBatch: opts.onBatch?.('idempotency_lookup') });
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST') return;
+  // Callback style: every request passes here and only keyed POSTs have anything to do.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method !== 'POST' || request.headers['idempotency-key'] === undefined) return done();
+    // A replayed answer has been sent: the route must not run, so the chain is not continued.
+    claimKey(request, reply).then((replayed) => void (replayed || done()), done);
+  });
+
+  /** Claims the request's key; true when a stored answer was replayed instead. */
+  async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const key = request.headers['idempotency-key'];
-    if (key === undefined) return;
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
       throw new AppError('validation_error', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters without spaces.', [
         { field: 'Idempotency-Key', message: 'is malformed' },
@@ -209,24 +215,26 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
     const hash = requestHash(request);
     // A retry of an answered request replays without executing anything.
     const replayed = answerFromRow(await lookups.submit({ scope, key }), hash, reply);
-    if (replayed) return replayed;
+    if (replayed) return true;
     request.idempotency = { scope, key, hash, store };
-  });
+    return false;
+  }
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const claimed = request.idempotency;
-    if (!claimed || claimed.answered) return payload;
+    if (!claimed || claimed.answered) return done(null, payload);
     claimed.answered = true;
     // 5xx: nothing is stored, the retry executes. A 2xx reaching here came from a route that
     // does not store its answer with its effect (none should): stored now, as before.
-    if (reply.statusCode >= 500 || typeof payload !== 'string') return payload;
-    try {
-      const contentType = reply.getHeader('content-type');
-      await store.store(opts.db, [{ ...claimed, status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body: payload }]);
-    } catch (err) {
-      // The answer is sent anyway; a retry will execute again (an answer without an effect).
-      request.log.warn({ err }, 'could not store the idempotent answer');
-    }
-    return payload;
+    if (reply.statusCode >= 500 || typeof payload !== 'string') return done(null, payload);
+    const contentType = reply.getHeader('content-type');
+    store.store(opts.db, [{ ...claimed, status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body: payload }]).then(
+      () => done(null, payload),
+      (err: unknown) => {
+        // The answer is sent anyway; a retry will execute again (an answer without an effect).
+        request.log.warn({ err }, 'could not store the idempotent answer');
+        done(null, payload);
+      },
+    );
   });
 }

@@ -159,19 +159,23 @@ export async function registerRateLimit(app: FastifyInstance, config: Pick<Confi
     if (result.isExceeded) throw tooManyRequests(`Too many requests ${who}: at most ${result.max} every ${windowMs / 1000} seconds.`, result.ttl);
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (exempt(request)) return;
-    if (bearerToken(request) === undefined) return spend(perAddress, request, reply, 'from this address');
+  // Callback-style hooks: every request passes here, and most need no promise of their own.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (exempt(request)) return done();
+    if (bearerToken(request) === undefined) return void spend(perAddress, request, reply, 'from this address').then(() => done(), done);
     const wait = blocked.remaining(clientAddress(request));
-    if (wait > 0) throw tooManyRequests('Too many requests with invalid credentials from this address.', wait);
+    if (wait > 0) return done(tooManyRequests('Too many requests with invalid credentials from this address.', wait));
     awaitingAuth.add(request);
+    done();
   });
 
   // preParsing: after every onRequest hook (the routes' auth), before the body is read.
-  app.addHook('preParsing', async (request, reply) => {
-    if (!awaitingAuth.delete(request)) return;
-    if (request.principal) return spend(perPrincipal, request, reply, `for this ${request.principal.kind}`);
-    return spend(perAddress, request, reply, 'from this address');
+  app.addHook('preParsing', (request, reply, _payload, done) => {
+    if (!awaitingAuth.delete(request)) return done();
+    const spent = request.principal
+      ? spend(perPrincipal, request, reply, `for this ${request.principal.kind}`)
+      : spend(perAddress, request, reply, 'from this address');
+    spent.then(() => done(), done);
   });
 
   // A credential the route's auth refused (401) is a failed credential of the address; any

@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import formatsPlugin from 'ajv-formats';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
@@ -48,35 +48,50 @@ export function registerValidation(app: FastifyInstance): void {
   const textAjv = makeAjv('array');
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 
-  // Text the database or the processor cannot take is refused here, whichever route it
-  // is sent to, rather than failing (a 500, or a 502 after the processor was called) later.
-  app.addHook('preValidation', async (request) => {
-    for (const [where, value] of [['body', request.body], ['query string', request.query], ['path', request.params]] as const) {
-      const field = unstorableText(value);
-      if (field === undefined) continue;
-      throw new AppError('validation_error', `The ${where} has text with a NUL character or an unpaired UTF-16 surrogate.`, [
-        { field, message: 'must not contain NUL characters or unpaired surrogates' },
-      ]);
+  // One callback-style hook for both rules below: every request passes here, and almost all pass.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      refuseUnstorableText(request);
+      refuseUnexpectedBody(request);
+      done();
+    } catch (err) {
+      done(err as Error);
     }
   });
+}
 
-  // A route that takes no body refuses one rather than ignoring it: a client sending
-  // fields there has misunderstood the endpoint and should be told.
-  app.addHook('preValidation', async (request) => {
-    if (request.routeOptions.schema?.body) {
-      // An omitted body is an empty object: routes whose fields are all optional can be
-      // called bare, and a missing required field is still named in the 400.
-      if (request.body === undefined || request.body === null) request.body = {};
-      return;
-    }
-    const body = request.body;
-    if (body === undefined || body === null) return;
-    const keys = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : ['(body)'];
-    if (keys.length === 0) return;
-    throw new AppError(
-      'validation_error',
-      'This endpoint takes no request body.',
-      keys.map((field) => ({ field, message: 'is not a known field' })),
-    );
-  });
+/**
+ * Text the database or the processor cannot take is refused here, whichever route it is sent
+ * to, rather than failing (a 500, or a 502 after the processor was called) later.
+ */
+function refuseUnstorableText(request: FastifyRequest): void {
+  for (const [where, value] of [['body', request.body], ['query string', request.query], ['path', request.params]] as const) {
+    const field = unstorableText(value);
+    if (field === undefined) continue;
+    throw new AppError('validation_error', `The ${where} has text with a NUL character or an unpaired UTF-16 surrogate.`, [
+      { field, message: 'must not contain NUL characters or unpaired surrogates' },
+    ]);
+  }
+}
+
+/**
+ * A route that takes no body refuses one rather than ignoring it: a client sending fields
+ * there has misunderstood the endpoint and should be told.
+ */
+function refuseUnexpectedBody(request: FastifyRequest): void {
+  if (request.routeOptions.schema?.body) {
+    // An omitted body is an empty object: routes whose fields are all optional can be
+    // called bare, and a missing required field is still named in the 400.
+    if (request.body === undefined || request.body === null) request.body = {};
+    return;
+  }
+  const body = request.body;
+  if (body === undefined || body === null) return;
+  const keys = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : ['(body)'];
+  if (keys.length === 0) return;
+  throw new AppError(
+    'validation_error',
+    'This endpoint takes no request body.',
+    keys.map((field) => ({ field, message: 'is not a known field' })),
+  );
 }
