@@ -2,11 +2,44 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
+type Schema = Record<string, unknown>;
 
 const compileFresh = SerializerSelector();
 
 /** Compiled serializers by the JSON of their external schemas and options, then of the response schema. */
 const compiled = new Map<string, Map<string, Serializer>>();
+
+const PRIMITIVE = new Set(['string', 'integer', 'number', 'boolean']);
+const isSchema = (x: unknown): x is Schema => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * The same answers, cheaper to write. fast-json-stringify serializes an `anyOf` by validating
+ * the value against each branch with Ajv, on every answer; two shapes TypeBox makes all the
+ * time need no choosing: a union of literals (an enum: written as the string it is) and
+ * `X | null` for a primitive X (a type list: one typeof check). Both become those plain forms;
+ * every other union is left alone. Only the serializers see this, never the OpenAPI document.
+ */
+export function forSerialization(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(forSerialization);
+  if (!isSchema(node)) return node;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(node)) out[k] = forSerialization(v);
+  const branches = out.anyOf;
+  if (!Array.isArray(branches) || !branches.every(isSchema)) return out;
+  const { anyOf: _anyOf, ...rest } = out;
+  const types = new Set(branches.map((b) => b.type));
+  if (branches.every((b) => 'const' in b && Object.keys(b).length === 2) && types.size === 1 && PRIMITIVE.has(branches[0]!.type as string)) {
+    return { ...rest, type: branches[0]!.type, enum: branches.map((b) => b.const) };
+  }
+  const nonNull = branches.filter((b) => b.type !== 'null');
+  if (branches.length === 2 && nonNull.length === 1) {
+    const [only] = nonNull as [Schema];
+    if (typeof only.type === 'string' && PRIMITIVE.has(only.type) && !('const' in only) && !('enum' in only)) {
+      return { ...only, ...rest, type: [only.type, 'null'] };
+    }
+  }
+  return out;
+}
 
 /**
  * Fastify's response serializer compiler (fast-json-stringify), compiled once per distinct
@@ -17,7 +50,7 @@ const compiled = new Map<string, Map<string, Serializer>>();
  * and fast-json-stringify's options, which together are the key.
  */
 export const cachedSerializers: SerializerFactory = (externalSchemas, options) => {
-  const compile = compileFresh(externalSchemas, options);
+  const compile = compileFresh(forSerialization(externalSchemas) as typeof externalSchemas, options);
   const contextKey = JSON.stringify([externalSchemas ?? null, options ?? null]);
   let bySchema = compiled.get(contextKey);
   if (!bySchema) compiled.set(contextKey, (bySchema = new Map()));
@@ -25,7 +58,7 @@ export const cachedSerializers: SerializerFactory = (externalSchemas, options) =
   return (route) => {
     const key = JSON.stringify(route.schema ?? null);
     let serializer = cache.get(key);
-    if (!serializer) cache.set(key, (serializer = compile(route)));
+    if (!serializer) cache.set(key, (serializer = compile({ ...route, schema: forSerialization(route.schema) as typeof route.schema })));
     return serializer;
   };
 };
