@@ -1,5 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/tx.js';
+import { compiledQueries } from '../../db/compiled.js';
+
+/** The per-request credential lookup, compiled once (src/db/compiled.ts). */
+const keyReads = compiledQueries('api_key', { prepare: true });
 
 /** Creators and their API keys. Creators are the tenants; this is the one repo not scoped by one. */
 export function createCreatorsRepo(db: Executor) {
@@ -55,10 +59,11 @@ export function createCreatorsRepo(db: Executor) {
         .executeTakeFirst();
     },
 
-    /** Every creator request asks this: a prepared statement (src/db/prepared.ts). */
+    /** Every creator request asks this: compiled once, a prepared statement (src/db/compiled.ts). */
     async findActiveApiKey(hash: Buffer, trx: Executor = db) {
-      const { rows } = await sql<{ id: string; creator_id: string; key_hash: Buffer }>`/*prepare:api_key*/
-        select id, creator_id, key_hash from api_keys where key_hash = ${hash} and revoked_at is null`.execute(trx);
+      const rows = await keyReads.rows(trx, 'active', [hash], (h) =>
+        sql<{ id: string; creator_id: string; key_hash: Buffer }>`select id, creator_id, key_hash from api_keys where key_hash = ${h} and revoked_at is null`,
+      );
       return rows[0];
     },
   };

@@ -1,6 +1,10 @@
 import { sql } from 'kysely';
 import { deleteInRounds } from '../../db/purge.js';
 import type { Executor } from '../../db/tx.js';
+import { compiledQueries } from '../../db/compiled.js';
+
+/** The per-request credential lookup, compiled once (src/db/compiled.ts). */
+const tokenReads = compiledQueries('member_tokens', { prepare: true });
 
 const PUBLIC_COLUMNS = ['id', 'name', 'email', 'avatar_url', 'created_at'] as const;
 
@@ -41,10 +45,10 @@ export function createMembersRepo(db: Executor) {
      * (member-auth.ts): one prepared statement (src/db/prepared.ts), one index probe each.
      */
     async findActiveTokens(hashes: Buffer[], trx: Executor = db) {
-      const { rows } = await sql<{ id: string; member_id: string; token_hash: Buffer }>`/*prepare:member_tokens*/
-        select id, member_id, token_hash from member_tokens
-        where token_hash = any(${hashes}::bytea[]) and revoked_at is null and expires_at > now()`.execute(trx);
-      return rows;
+      return tokenReads.rows(trx, 'active', [hashes], (h) =>
+        sql<{ id: string; member_id: string; token_hash: Buffer }>`select id, member_id, token_hash from member_tokens
+          where token_hash = any(${h}::bytea[]) and revoked_at is null and expires_at > now()`,
+      );
     },
 
     /** Revokes one token of this member; revoking twice keeps the first time. */

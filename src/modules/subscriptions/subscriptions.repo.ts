@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledQueries } from '../../db/compiled.js';
 import type { Executor } from '../../db/tx.js';
 import type { SubscriptionStatus } from '../../db/types.js';
 
@@ -13,28 +14,58 @@ export interface SubscriptionFilter {
 /** How long a pause convergence run holds its community without renewing (processor calls take ≤ ~47 s). */
 const PAUSE_LEASE_SECONDS = 120;
 
+/** The columns a subscription record reads, named (a prepared statement never selects `*`). */
+const SUBSCRIPTION_COLUMNS = [
+  'id', 'creator_id', 'community_id', 'tier_id', 'member_id', 'status', 'price_cents', 'billing_period', 'current_period_start',
+  'current_period_end', 'cancel_at_period_end', 'canceled_at', 'ended_at', 'trial_end', 'cancellation_reason', 'processor_subscription_id',
+  'processor_customer_id', 'canceled_by_pause', 'canceled_by_creator', 'created_at', 'updated_at',
+] as const;
+
+/** Creator reads of the mirror: compiled once per shape, prepared statements on PostgreSQL. */
+const reads = compiledQueries('subscriptions', { prepare: true });
+
+/** The filters present, as a shape name, and their values in that order (creator first). */
+function filterShape(creatorId: string, f: SubscriptionFilter) {
+  const present = (['communityId', 'tierId', 'memberId', 'status'] as const).filter((k) => f[k] !== undefined && f[k] !== '');
+  return { shape: present.map((k) => k.replace('Id', '').toLowerCase()).join('_') || 'all', values: [creatorId, ...present.map((k) => f[k]!)], present };
+}
+
 export function createSubscriptionsRepo(db: Executor) {
-  const filtered = (trx: Executor, creatorId: string, f: SubscriptionFilter) => {
-    let q = trx.selectFrom('subscriptions').where('creator_id', '=', creatorId);
-    if (f.communityId) q = q.where('community_id', '=', f.communityId);
-    if (f.tierId) q = q.where('tier_id', '=', f.tierId);
-    if (f.memberId) q = q.where('member_id', '=', f.memberId);
-    if (f.status) q = q.where('status', '=', f.status);
+  const COLUMN_OF = { communityId: 'community_id', tierId: 'tier_id', memberId: 'member_id', status: 'status' } as const;
+  /** The creator's subscriptions, narrowed by the filters `present` names, their values in `values` after the creator. */
+  const filtered = (trx: Executor, present: ReadonlyArray<keyof typeof COLUMN_OF>, values: readonly unknown[]) => {
+    let q = trx.selectFrom('subscriptions').where('creator_id', '=', values[0] as string);
+    present.forEach((k, i) => {
+      q = q.where(COLUMN_OF[k], '=', values[i + 1] as string);
+    });
     return q;
   };
 
   return {
     async find(creatorId: string, id: string, trx: Executor = db) {
-      return trx.selectFrom('subscriptions').selectAll().where('creator_id', '=', creatorId).where('id', '=', id).executeTakeFirst();
+      const rows = await reads.rows(trx, 'find', [creatorId, id], (c, i) =>
+        trx.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('creator_id', '=', c).where('id', '=', i),
+      );
+      return rows[0];
     },
 
     /** Newest first, ties by id. */
     async list(creatorId: string, f: SubscriptionFilter & { offset: number; limit: number }, trx: Executor = db) {
-      return filtered(trx, creatorId, f).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(f.offset).limit(f.limit).execute();
+      const { shape, values, present } = filterShape(creatorId, f);
+      return reads.rows(trx, `list_${shape}`, [...values, f.offset, f.limit], (...args) =>
+        filtered(trx, present, args)
+          .select(SUBSCRIPTION_COLUMNS)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .offset(args[args.length - 2] as number)
+          .limit(args[args.length - 1] as number),
+      );
     },
 
     async count(creatorId: string, f: SubscriptionFilter, trx: Executor = db) {
-      return (await filtered(trx, creatorId, f).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n;
+      const { shape, values, present } = filterShape(creatorId, f);
+      const rows = await reads.rows(trx, `count_${shape}`, values, (...args) => filtered(trx, present, args).select(sql<number>`count(*)::int`.as('n')));
+      return rows[0]!.n;
     },
 
     async setCancellationReason(creatorId: string, id: string, reason: string, trx: Executor = db) {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledQueries } from '../../db/compiled.js';
 import type { Executor } from '../../db/tx.js';
 import type { BillingPeriod } from '../../db/types.js';
 
@@ -13,6 +14,14 @@ export interface TierChanges {
   processor_price_id?: string;
 }
 
+/** Every column, named (a prepared statement never selects `*`: a new column would change its result). */
+const TIER_COLUMNS = [
+  't.id', 't.creator_id', 't.community_id', 't.name', 't.price_cents', 't.currency', 't.billing_period', 't.trial_days', 't.benefits',
+  't.is_active', 't.level', 't.processor_product_id', 't.processor_price_id', 't.created_at', 't.updated_at',
+] as const;
+
+const reads = compiledQueries('tiers', { prepare: true });
+
 /** Tiers of one creator, every query scoped by creator_id first. */
 export function createTiersRepo(db: Executor) {
   // active_subscribers is the creator metrics' counter (migrations/0018), kept by the
@@ -21,13 +30,15 @@ export function createTiersRepo(db: Executor) {
     trx
       .selectFrom('tiers as t')
       .leftJoin('metrics_tiers as mt', (join) => join.onRef('mt.creator_id', '=', 't.creator_id').onRef('mt.tier_id', '=', 't.id'))
-      .selectAll('t')
+      .select(TIER_COLUMNS)
       .select(sql<number>`coalesce(mt.active_subscriptions, 0)`.as('active_subscribers'))
       .where('t.creator_id', '=', creatorId);
 
   return {
+    /** The hottest read: compiled once, a prepared statement on PostgreSQL. */
     async find(creatorId: string, id: string, trx: Executor = db) {
-      return withStats(trx, creatorId).where('t.id', '=', id).executeTakeFirst();
+      const rows = await reads.rows(trx, 'find', [creatorId, id], (c, i) => withStats(trx, c).where('t.id', '=', i));
+      return rows[0];
     },
 
     /** Newest first, ties by id. */
