@@ -138,15 +138,19 @@ async function main() {
         postgres_cpu_ms_per_request: median(runs[which].map((x) => x.cpu_ms_per_request.postgres ?? 0)),
         runs: runs[which].map((x) => x.req_per_s),
       });
-      const real = summary('real');
+      // The real server's peak RSS while this scenario ran (reset before the next one).
+      const scenarioPeak = memMb(serverPid, 'VmHWM');
+      resetPeakRss(serverPid);
+      const real = { ...summary('real'), peak_rss_mb: scenarioPeak };
       const bareSummary = summary('bare');
       const ratio = round2(real.req_per_s / bareSummary.req_per_s);
       const p99Ratio = round2(real.p99_ms / Math.max(bareSummary.p99_ms, 1));
       results[name] = { path, real, bare: bareSummary, throughput_ratio: ratio, p99_ratio: p99Ratio, goal_met: ratio >= GOAL_RATIO && p99Ratio <= GOAL_P99 };
-      console.error(`${name}: ratio ${ratio} (goal ≥ ${GOAL_RATIO}), p99 ratio ${p99Ratio} (goal ≤ ${GOAL_P99})`);
+      console.error(`${name}: ratio ${ratio} (goal ≥ ${GOAL_RATIO}), p99 ratio ${p99Ratio} (goal ≤ ${GOAL_P99}), real server peak RSS ${scenarioPeak} MB`);
     }
     clearInterval(sampler);
-    const peak = memMb(serverPid, 'VmHWM');
+    const peaks = Object.values(results).map((r) => (r as { real: { peak_rss_mb?: number } }).real.peak_rss_mb ?? 0);
+    const peak = peaks.length ? Math.max(...peaks) : memMb(serverPid, 'VmHWM');
     const rss = { peak_mb: peak ?? Math.max(...rssSamples), median_loaded_mb: median(rssSamples.filter((x) => x > 0)), goal_mb: GOAL_RSS_MB };
     console.log(JSON.stringify({ members, connections, duration_s: duration, rounds, scenarios: results, real_server_rss: rss }, null, 2));
     const missed = Object.entries(results).filter(([, r]) => !(r as { goal_met: boolean }).goal_met).map(([n]) => n);
