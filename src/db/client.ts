@@ -6,7 +6,8 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { PglitePool } from './pglite-pool.js';
-import { preparingClient } from './prepared.js';
+import { registerDirectQuery } from './compiled.js';
+import { preparedName, preparingClient } from './prepared.js';
 import type { Database } from './types.js';
 
 export type Db = Kysely<Database>;
@@ -55,6 +56,10 @@ export function connectPostgres(opts: PostgresOptions): DatabaseHandle {
     client.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'database connection lost'));
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  registerDirectQuery(db, async (text, values) => {
+    const name = preparedName(text);
+    return (await pool.query({ text, values: values as unknown[], ...(name ? { name } : {}) })).rows;
+  });
   return {
     db,
     kind: 'postgres',
