@@ -29,7 +29,8 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export const sha256 = (value: string): Buffer => crypto.createHash('sha256').update(value, 'utf8').digest();
+/** One-shot (crypto.hash): every authenticated request hashes its credential, and a Hash stream object per call adds up. */
+export const sha256 = (value: string): Buffer => crypto.hash('sha256', value, 'buffer');
 
 export interface NewApiKey {
   key: string;
