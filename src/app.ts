@@ -7,6 +7,7 @@ import { registerIdempotency } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { lazyRequestLogger } from './http/request-logger.js';
 import { cachedSerializers } from './http/serializers.js';
 import { ErrorBody, Pagination } from './http/schemas.js';
 import { registerValidation } from './http/validation.js';
@@ -88,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     return503OnClosing: true,
     schemaController: { compilersFactory: { buildSerializer: cachedSerializers } },
+    childLoggerFactory: lazyRequestLogger,
     // The router's own failures (a malformed escape, an over-long path segment) in our envelope.
     frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
