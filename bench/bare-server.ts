@@ -13,7 +13,8 @@ import crypto from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 8) });
+// Idle connections kept as long as the real server keeps them (30 s), so neither pool's backends come and go mid-run.
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 8), idleTimeoutMillis: 30_000 });
 const app = Fastify();
 
 async function creatorOf(authorization: string | undefined): Promise<string | undefined> {
