@@ -39,4 +39,17 @@ describe('schemas as the serializers see them', () => {
       expect(after(value)).toBe(before(value));
     }
   });
+
+  it('tell a union of objects apart by the constant that discriminates them, as the original does', () => {
+    const Open = Type.Object({ locked: Type.Literal(false), content: Type.String({ maxLength: 4000 }) }, { $id: 'Open' });
+    const Shut = Type.Object({ locked: Type.Literal(true), preview: Type.String() }, { $id: 'Shut' });
+    const Item = Type.Object({ data: Type.Array(Type.Union([Type.Ref(Open), Type.Ref(Shut)])) });
+    const shared = { Open, Shut };
+    const rewritten = forSerialization(Item, shared) as { properties: { data: { items: Record<string, unknown> } } };
+    expect(rewritten.properties.data.items).toMatchObject({ if: { properties: { locked: { const: false } } }, then: { $ref: 'Open' }, else: { $ref: 'Shut' } });
+    const [before, after] = [fastJson(Item as never, { schema: shared as never }), fastJson(rewritten as never, { schema: shared as never })];
+    const value = { data: [{ locked: false, content: 'é'.repeat(3000), extra: 1 }, { locked: true, preview: 'Hi', content: 'secret' }] };
+    expect(after(value)).toBe(before(value));
+    expect(JSON.parse(after(value)).data[1]).toEqual({ locked: true, preview: 'Hi' });
+  });
 });
