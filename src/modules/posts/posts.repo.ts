@@ -5,6 +5,7 @@ import type { MediaItem } from '../../db/types.js';
 import { LIVE_STATUSES } from '../programs/access.js';
 import type { AccessTier } from './paywall.js';
 import type { PostRow } from './present.js';
+import { compiledQueries } from '../../db/compiled.js';
 
 export interface PostWrite {
   content: string;
@@ -65,6 +66,8 @@ const accessColumns = (memberId: string) => sql`(c.is_public and c.status = 'act
             from tiers t where t.community_id = c.id), '[]') as tiers`;
 
 export type MemberPostRow = PostRow & AccessRow & { kudoed: boolean; my_votes: number[] };
+
+const memberReads = compiledQueries('member', { prepare: true });
 
 export function createPostsRepo(db: Db) {
   const where = (creatorId: string, f: PostFilter) => sql`p.creator_id = ${creatorId} and p.deleted_at is null
@@ -189,9 +192,12 @@ export function createPostsRepo(db: Db) {
 
     /** A post not deleted, with its counts, the member's own engagement and the paywall's input for its community: one statement. */
     async findForMember(memberId: string, id: string, trx: Executor = db) {
-      const { rows } = await sql<MemberPostRow>`/*prepare:member_post*/ select ${POST_COLUMNS}, ${own(memberId)}, ${accessColumns(memberId)}
-        from posts p join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
-        where p.id = ${id} and p.deleted_at is null`.execute(trx);
+      // Compiled once (db/compiled.ts): every opened post asks this.
+      const rows = await memberReads.rows(trx, 'post', [memberId, id], (m, i) =>
+        sql<MemberPostRow>`select ${POST_COLUMNS}, ${own(m)}, ${accessColumns(m)}
+          from posts p join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
+          where p.id = ${i} and p.deleted_at is null`,
+      );
       return rows[0];
     },
   };
