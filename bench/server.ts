@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
-import { cpuMs } from './cpu.js';
+import { cpuCounter, cpuMs } from './cpu.js';
 
 /**
  * The real server as `npm start` runs it (src/server.ts bundled into dist/server.mjs, built
@@ -42,9 +42,10 @@ export async function startBenchServer(databaseUrl: string, port: number): Promi
 
 /** Where the CPU goes, in ms so far: the server process and this database's PostgreSQL backends. */
 export function cpuReader(serverPid: number, dbName: string) {
+  const postgres = cpuCounter((_pid, cmdline) => cmdline.startsWith('postgres:') && cmdline.includes(` ${dbName} `));
   return () => ({
     server: cpuMs((pid) => pid === serverPid),
-    postgres: cpuMs((_pid, cmdline) => cmdline.startsWith('postgres:') && cmdline.includes(` ${dbName} `)),
+    postgres: postgres(),
   });
 }
 
