@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -144,9 +144,20 @@ describe('graceful shutdown', () => {
     expect(dbClosed).toBe(true);
   });
 
-  it('starts with npm start\'s entry point on an empty data directory and exits 0 on SIGTERM', async () => {
+  it('starts as npm start runs it (bundled, then node) on an empty data directory and exits 0 on SIGTERM', async () => {
+    // npm start = the build script, then node on its output: built here the same way into a
+    // folder of this run's own (dist/ may be a developer's), inside the project so its
+    // node_modules and migrations are found as they are from dist/.
+    const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.start).toBe('npm run --silent build && node dist/server.mjs');
+    fs.mkdirSync('.tmp', { recursive: true });
+    const outDir = fs.mkdtempSync(path.join('.tmp', 'start-test-'));
+    const outfile = path.join(outDir, 'server.mjs');
+    const args = scripts.build!.split(' ').slice(1).map((a) => (a.startsWith('--outfile=') ? `--outfile=${outfile}` : a));
+    const built = spawnSync(path.join('node_modules', '.bin', 'esbuild'), args, { encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribes-start-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, [outfile], {
       env: { ...process.env, DATA_DIR: dataDir, PORT: '0', PROCESSOR_SIM_PORT: '0', DATABASE_URL: '', ADMIN_TOKEN: '', STRIPE_WEBHOOK_SECRET: '', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -174,5 +185,6 @@ describe('graceful shutdown', () => {
     expect(await exit).toBe(0);
     expect(output).toContain('shutdown complete');
     fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(outDir, { recursive: true, force: true });
   }, 60_000);
 });
