@@ -99,6 +99,12 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
       ended_at: toDate(sub.ended_at),
       trial_end: toDate(sub.trial_end),
     };
+    // The mirror's writes of one processor subscription queue here until the writer commits.
+    // Two events of a new subscription applied at once would otherwise both find no row: the
+    // second's insert waits on the first's, turns into an update, and records the first's state
+    // as a change of its own (a duplicate in the member's history). Existing rows are also
+    // locked below; this covers the row that does not exist yet.
+    await sql`select pg_advisory_xact_lock(hashtextextended(${sub.id}, 0))`.execute(trx);
     const before = await trx
       .selectFrom('subscriptions')
       .select(['id', 'status', 'cancel_at_period_end', 'current_period_end', 'price_cents', 'billing_period', 'tier_id', 'canceled_at', 'ended_at', 'synced_seq'])
