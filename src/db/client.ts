@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { PglitePool } from './pglite-pool.js';
 import { registerDirectQuery } from './compiled.js';
-import { preparedName, preparingClient } from './prepared.js';
+import { preparingClient } from './prepared.js';
 import type { Database } from './types.js';
 
 export type Db = Kysely<Database>;
@@ -56,10 +56,7 @@ export function connectPostgres(opts: PostgresOptions): DatabaseHandle {
     client.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'database connection lost'));
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  registerDirectQuery(db, async (text, values) => {
-    const name = preparedName(text);
-    return (await pool.query({ text, values: values as unknown[], ...(name ? { name } : {}) })).rows;
-  });
+  registerDirectQuery(db, async (text, values, name) => (await pool.query({ text, values: values as unknown[], ...(name ? { name } : {}) })).rows);
   return {
     db,
     kind: 'postgres',

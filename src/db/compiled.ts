@@ -1,4 +1,5 @@
 import { CompiledQuery, type Compilable, type RawBuilder } from 'kysely';
+import { preparedName } from './prepared.js';
 import type { Executor } from './tx.js';
 
 /** Stands for the i-th argument while a query is built and compiled once. */
@@ -6,8 +7,11 @@ class Slot {
   constructor(readonly index: number) {}
 }
 
-/** Runs SQL on a database's pool directly, taking and returning a connection (one query, no transaction). */
-export type DirectQuery = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
+/**
+ * Runs SQL on a database's pool directly, taking and returning a connection (one query, no
+ * transaction); `statement` names it as a prepared statement.
+ */
+export type DirectQuery = (sql: string, parameters: readonly unknown[], statement: string | undefined) => Promise<unknown[]>;
 
 const directQueries = new WeakMap<object, DirectQuery>();
 
@@ -23,6 +27,8 @@ export function registerDirectQuery(db: object, run: DirectQuery): void {
 
 interface Template {
   sql: string;
+  /** Its prepared statement's name (db/prepared.ts), worked out once rather than per call. */
+  statement: string | undefined;
   /** A Slot where an argument goes, the compiled value otherwise. */
   parameters: readonly unknown[];
 }
@@ -52,14 +58,14 @@ export function compiledQueries(name: string, opts: { prepare?: boolean } = {}) 
         // A query builder compiles by itself; a raw `sql` template takes the executor to compile with.
         const compiled = build(...(args.map((_, i) => new Slot(i)) as A)).compile(executor);
         const marker = opts.prepare ? `/*prepare:${name}_${shape}*/ ` : '';
-        template = { sql: marker + compiled.sql, parameters: compiled.parameters };
+        template = { sql: marker + compiled.sql, statement: preparedName(marker + compiled.sql), parameters: compiled.parameters };
         const used = new Set(template.parameters.flatMap((p) => (p instanceof Slot ? [p.index] : [])));
         if (used.size !== args.length) throw new Error(`compiledQueries ${name}/${shape}: every argument must be a parameter of the query`);
         templates.set(shape, template);
       }
       const parameters = template.parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
       const direct = directQueries.get(executor);
-      if (direct) return (await direct(template.sql, parameters)) as O[];
+      if (direct) return (await direct(template.sql, parameters, template.statement)) as O[];
       return (await executor.executeQuery<O>(CompiledQuery.raw(template.sql, parameters))).rows;
     },
   };
