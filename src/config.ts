@@ -18,6 +18,8 @@ export interface Config {
   /** Admin bearer token; generated into `dataDir/admin-token` when unset. */
   adminToken: string | undefined;
   logLevel: string;
+  /** `json` or `pretty` forces the log format; undefined picks pretty on a terminal, JSON otherwise (src/logging.ts). */
+  logFormat: LogFormat | undefined;
   rateLimit: RateLimitConfig;
   /**
    * Which proxies in front of the server to believe about the client's address
@@ -75,6 +77,18 @@ export interface ProcessorConfig {
 }
 
 export class ConfigError extends Error {}
+
+export type LogFormat = 'json' | 'pretty';
+
+function logFormatFrom(env: NodeJS.ProcessEnv): LogFormat | undefined {
+  const raw = (env.LOG_FORMAT ?? '').trim().toLowerCase();
+  if (raw === '') return undefined;
+  if (raw === 'json' || raw === 'pretty') return raw;
+  throw new ConfigError(
+    `LOG_FORMAT must be "json" (one JSON object per line, for log collectors) or "pretty" (human-readable), got "${env.LOG_FORMAT}". ` +
+      'Leave it unset to get pretty logs on a terminal and JSON otherwise.',
+  );
+}
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -177,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statementTimeoutMs: intFrom(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
     adminToken,
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: logFormatFrom(env),
     rateLimit: {
       max: intFrom(env, 'RATE_LIMIT_MAX', 600, 1, 10_000_000),
       windowMs: intFrom(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),

@@ -1,18 +1,20 @@
-import { pino } from 'pino';
-import { buildApp, LOG_REDACT } from './app.js';
+import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/open.js';
 import { seedExerciseCatalog } from './modules/exercises/seed.js';
-import { resolveAdminToken } from './http/admin-token.js';
+import { adminTokenFile, resolveAdminToken } from './http/admin-token.js';
+import { announce, originOf } from './http/banner.js';
 import { gracefulShutdown } from './http/shutdown.js';
 import { createProcessor, createStripeClient } from './processor/processor.js';
 import { startSimulator, type RunningSimulator } from './processor/simulator/index.js';
 import { resolveWebhookSecret } from './processor/webhook-secret.js';
+import { chooseLogFormat, createLogger } from './logging.js';
 
 /** Start-up and graceful shutdown; everything else is built in app.ts. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = pino({ level: config.logLevel, redact: LOG_REDACT });
+  const logFormat = chooseLogFormat(config.logFormat, process.stdout.isTTY === true);
+  const logger = createLogger({ level: config.logLevel, format: logFormat, colorize: process.stdout.isTTY === true });
   const database = await openDatabase(config, logger);
   // The exercise catalog's source of truth is code (catalog.data.ts): upserted on every start.
   await seedExerciseCatalog(database.db);
@@ -37,9 +39,9 @@ async function main(): Promise<void> {
 
   const app = await buildApp({ config, database, adminToken, logger, processor, webhookSecrets });
   await app.listen({ host: config.host, port: config.port });
-  const { port } = app.server.address() as { port: number };
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  simulator?.setWebhookUrl(`http://${host}:${port}/api/v1/webhooks/processor`);
+  const origin = originOf(config.host, (app.server.address() as { port: number }).port);
+  simulator?.setWebhookUrl(`${origin}/api/v1/webhooks/processor`);
+  announce({ origin, simulatorUrl: simulator?.url, adminTokenFile: config.adminToken ? undefined : adminTokenFile(config.dataDir) }, logFormat, logger);
 
   const closeBackends = async () => {
     await simulator?.close();

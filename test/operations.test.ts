@@ -144,12 +144,15 @@ describe('graceful shutdown', () => {
     expect(dbClosed).toBe(true);
   });
 
-  it('starts as npm start runs it (bundled, then node) on an empty data directory and exits 0 on SIGTERM', async () => {
-    // npm start = the build script, then node on its output: built here the same way into a
-    // folder of this run's own (dist/ may be a developer's), inside the project so its
-    // node_modules and migrations are found as they are from dist/.
+  it('starts as npm start and npm run start:prod run it (bundled, then plain node) on an empty data directory and exits 0 on SIGTERM', async () => {
+    // npm start = the build script, then node on its output; start:prod = node on the output
+    // alone. Built here the same way into a folder of this run's own (dist/ may be a
+    // developer's), inside the project so its node_modules and migrations are found as they
+    // are from dist/.
     const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts.start).toBe('npm run --silent build && node dist/server.mjs');
+    expect(scripts['start:prod']).toBe('node dist/server.mjs');
+    expect(scripts.build).toContain(' --outfile=dist/server.mjs ');
     fs.mkdirSync('.tmp', { recursive: true });
     const outDir = fs.mkdtempSync(path.join('.tmp', 'start-test-'));
     const outfile = path.join(outDir, 'server.mjs');
@@ -164,20 +167,24 @@ describe('graceful shutdown', () => {
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    const url = await new Promise<string>((resolve, reject) => {
+    // Not a terminal, so JSON lines; the banner, logged once the API listens, says where everything is.
+    const jsonLines = () => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, string>);
+    const banner = await new Promise<Record<string, string>>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 40_000);
       child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
       child.stdout.on('data', () => {
-        // The in-process simulator logs its own "listening" line, tagged with its component.
-        const line = output.split('\n').find((l) => l.includes('Server listening at') && !l.includes('processor-sim'));
-        const m = line ? /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line) : null;
-        if (m) {
+        const ready = jsonLines().find((l) => l.msg === 'tribes ready');
+        if (ready) {
           clearTimeout(timer);
-          resolve(m[1]!);
+          resolve(ready);
         }
       });
     });
+    // The in-process simulator logs its own "listening" line, tagged with its component.
+    const url = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(jsonLines().find((l) => l.msg?.startsWith('Server listening at') && !l.component)?.msg ?? '')?.[1];
+    expect(banner).toMatchObject({ api: `${url}/api/v1`, docs: `${url}/docs`, admin_token_source: path.join(dataDir, 'admin-token') });
     expect((await fetch(`${url}/ready`)).status).toBe(200);
+    expect((await fetch(`${banner.processor_simulator}/v1/test_helpers/clock`)).status).toBe(200);
     const token = fs.readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
     expect(output).not.toContain(token);
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -3,13 +3,16 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { randomBase62 } from './auth.js';
 
+/** Where a generated admin token is kept (the CLI looks there too). */
+export const adminTokenFile = (dataDir: string): string => path.join(dataDir, 'admin-token');
+
 /**
  * ADMIN_TOKEN when set; otherwise the token in DATA_DIR/admin-token, generated (mode 0600)
  * on first start. The log says where it is, never what it is.
  */
 export function resolveAdminToken(adminToken: string | undefined, dataDir: string, logger: Logger): string {
   if (adminToken) return adminToken;
-  const file = path.join(dataDir, 'admin-token');
+  const file = adminTokenFile(dataDir);
   if (fs.existsSync(file)) {
     const stored = fs.readFileSync(file, 'utf8').trim();
     if (stored.length >= 24) {

@@ -1,0 +1,41 @@
+import { destination as sonicDestination, pino, type DestinationStream, type Logger } from 'pino';
+import { prettyFactory } from 'pino-pretty';
+import { LOG_REDACT } from './app.js';
+import type { LogFormat } from './config.js';
+
+/**
+ * LOG_FORMAT wins when set; otherwise a person at a terminal gets readable lines and anything
+ * else (a pipe, a file, a log collector, the test runner) one JSON object per line.
+ */
+export function chooseLogFormat(setting: LogFormat | undefined, stdoutIsTTY: boolean): LogFormat {
+  return setting ?? (stdoutIsTTY ? 'pretty' : 'json');
+}
+
+export interface LoggerOptions {
+  level: string;
+  format: LogFormat;
+  /** Where lines go; stdout by default. */
+  destination?: DestinationStream;
+  /** Colours in pretty mode; on only when writing to a terminal. */
+  colorize?: boolean;
+}
+
+/**
+ * The process's logger. Pretty mode formats each line in this thread and writes it
+ * synchronously: pino-pretty as a transport would run in a worker thread (~30 MB of memory at
+ * idle), and an asynchronous writer could lose the last lines before a crash exits.
+ * Redaction runs before formatting, so both formats hide the same secrets.
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  const settings = { level: options.level, redact: LOG_REDACT };
+  if (options.format === 'json') return options.destination ? pino(settings, options.destination) : pino(settings);
+  const destination = options.destination ?? sonicDestination({ dest: 1, sync: true });
+  const prettify = prettyFactory({
+    colorize: options.colorize ?? false,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // The simulator's lines (component: processor-sim) say so up front rather than on a line of their own.
+    messageFormat: '{if component}[{component}] {end}{msg}',
+    ignore: 'pid,hostname,component',
+  });
+  return pino(settings, { write: (line: string) => destination.write(prettify(line)) });
+}
