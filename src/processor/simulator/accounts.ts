@@ -2,7 +2,7 @@ import { invalidRequest } from './errors.js';
 import { changed, emit } from './events.js';
 import { nextPayoutTime, WEEKDAYS, type PayoutSchedule } from './calendar.js';
 import type { Params } from './params.js';
-import { cancelJobs, deleteObject, getObject, insertObject, listObjects, newId, saveObject, scheduleJob, type Ctx, type Stored } from './store.js';
+import { cancelJobs, deleteObject, getObject, insertObject, listObjects, newId, readNow, saveObject, scheduleJob, tbl, writeAccountNow, type Ctx, type Stored } from './store.js';
 
 /** The platform itself, as `GET /v1/account` without Stripe-Account shows it. */
 export const PLATFORM_ACCOUNT_ID = 'acct_1TribesSimPlatform0';
@@ -36,7 +36,8 @@ export const payoutSchedule = (account: Stored): PayoutSchedule => account.data.
 /** Keeps exactly one pending automatic-payout job per account, at the schedule's next day. */
 export async function reschedulePayouts(ctx: Ctx, account: Stored): Promise<void> {
   await cancelJobs(ctx, account.id, ['auto_payout']);
-  const at = nextPayoutTime(ctx.now, payoutSchedule(account));
+  // The platform changes a schedule at the shared time; the account's next payout day is on its own clock.
+  const at = nextPayoutTime(await readNow(ctx.db, ctx.env.schema, account.id), payoutSchedule(account));
   if (at !== null) await scheduleJob(ctx, 'auto_payout', account.id, at, {}, account.id);
 }
 
@@ -138,4 +139,34 @@ export async function createAccountLink(ctx: Ctx, p: Params): Promise<unknown> {
 export async function createLoginLink(ctx: Ctx, accountId: string): Promise<unknown> {
   const account = await getAccount(ctx, accountId);
   return { object: 'login_link', created: ctx.now, url: `${ctx.env.baseUrl}/connect/dashboard/${account.id}` };
+}
+
+/** How far back a fresh account's history may start. */
+const MAX_HISTORY_SECONDS = 2 * 366 * 86_400;
+
+/**
+ * POST /v1/test_helpers/accounts/{id}/clock with {"now": t}: a fresh connected account starts
+ * its own clock at `t`, in the past, so months of its history (subscriptions, renewals,
+ * payouts) can be made by advancing that clock up to today. Only before the account has made
+ * anything: the clock still never runs backwards for an object that exists. The account
+ * itself is re-dated to `t` and its payout schedule restarts from there.
+ */
+export async function startAccountClock(ctx: Ctx, id: string, t: number): Promise<{ id: string; now: number }> {
+  const account = await getAccount(ctx, id);
+  if (t > ctx.now) throw invalidRequest('An account clock can only be started in the past; move it forward with /clock/advance.', 'now');
+  if (t < ctx.now - MAX_HISTORY_SECONDS) throw invalidRequest('An account clock can start at most two years in the past.', 'now');
+  const made = await tbl(ctx).selectFrom('objects').select('id').where('account', '=', id).limit(1).executeTakeFirst();
+  if (made) {
+    throw invalidRequest(
+      `Account ${id} has already made objects (${made.id}); its clock can only be started before it makes any. Advance it instead, or use a new account.`,
+      'now',
+    );
+  }
+  await writeAccountNow(ctx.db, ctx.env.schema, id, t);
+  account.data.created = t;
+  account.data.tos_acceptance = { ...account.data.tos_acceptance, date: t };
+  await saveObject(ctx, account);
+  await tbl(ctx).updateTable('objects').set({ created: t }).where('id', '=', id).execute();
+  await reschedulePayouts(ctx, account);
+  return { id, now: t };
 }

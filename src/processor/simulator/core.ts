@@ -44,8 +44,9 @@ export class Core {
     return this.env.db;
   }
 
-  now(): Promise<number> {
-    return readNow(this.env.db, this.env.schema);
+  /** The shared clock, or `account`'s own when it has one. */
+  now(account = ''): Promise<number> {
+    return readNow(this.env.db, this.env.schema, account);
   }
 
   /** Runs `fn` in a transaction under the lock; returns its result and the events it emitted. */
@@ -59,7 +60,7 @@ export class Core {
       const ctx: Ctx = {
         env: this.env,
         db: trx,
-        now: opts.at ?? (await readNow(trx, this.env.schema)),
+        now: opts.at ?? (await readNow(trx, this.env.schema, opts.account)),
         account: opts.account,
         request: opts.request ?? { id: null, idempotency_key: null },
         events: [],
@@ -74,7 +75,7 @@ export class Core {
     const ctx: Ctx = {
       env: this.env,
       db: this.env.db,
-      now: await readNow(this.env.db, this.env.schema),
+      now: await readNow(this.env.db, this.env.schema, account),
       account,
       request: { id: null, idempotency_key: null },
       events: [],

@@ -63,14 +63,41 @@ export const tbl = (ctx: { env: Env; db: Kysely<any> }) => ctx.db.withSchema(ctx
 
 export const wallSeconds = (): number => Math.floor(Date.now() / 1000);
 
-export async function readNow(db: Kysely<any>, schema: string): Promise<number> {
-  const row = await db.withSchema(schema).selectFrom('clock').select('offset_seconds').where('id', '=', 1).executeTakeFirstOrThrow();
-  return wallSeconds() + Number(row.offset_seconds);
+/**
+ * The simulator time of `account` ('' or omitted: the shared clock). An account with its own
+ * clock (account_clocks, set by a test helper) runs at the shared clock plus its offset.
+ */
+export async function readNow(db: Kysely<any>, schema: string, account = ''): Promise<number> {
+  if (account === '') {
+    const row = await db.withSchema(schema).selectFrom('clock').select('offset_seconds').where('id', '=', 1).executeTakeFirstOrThrow();
+    return wallSeconds() + Number(row.offset_seconds);
+  }
+  const { rows } = await sql<{ offset: string }>`
+    select c.offset_seconds + coalesce((select a.offset_seconds from ${sql.table(`${schema}.account_clocks`)} a where a.account = ${account}), 0) as offset
+    from ${sql.table(`${schema}.clock`)} c where c.id = 1`.execute(db);
+  return wallSeconds() + Number(rows[0]!.offset);
 }
 
-/** Sets the simulator clock to `t` by storing its offset from the wall clock. */
+/** Sets the shared simulator clock to `t` by storing its offset from the wall clock. */
 export async function writeNow(db: Kysely<any>, schema: string, t: number): Promise<void> {
   await db.withSchema(schema).updateTable('clock').set({ offset_seconds: t - wallSeconds() }).where('id', '=', 1).execute();
+}
+
+/** Sets `account`'s own clock to `t`: its offset from the shared clock, which goes on moving both. */
+export async function writeAccountNow(db: Kysely<any>, schema: string, account: string, t: number): Promise<void> {
+  const offset = t - (await readNow(db, schema));
+  await db
+    .withSchema(schema)
+    .insertInto('account_clocks')
+    .values({ account, offset_seconds: offset })
+    .onConflict((oc) => oc.column('account').doUpdateSet({ offset_seconds: offset }))
+    .execute();
+}
+
+/** Whether `account` runs on its own clock. */
+export async function hasOwnClock(db: Kysely<any>, schema: string, account: string): Promise<boolean> {
+  if (account === '') return false;
+  return (await db.withSchema(schema).selectFrom('account_clocks').select('account').where('account', '=', account).executeTakeFirst()) !== undefined;
 }
 
 // ---- objects -------------------------------------------------------------------------

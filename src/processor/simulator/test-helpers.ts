@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { advanceClock } from './clock.js';
+import { startAccountClock } from './accounts.js';
+import { advanceAccountClock, advanceClock } from './clock.js';
 import { completeSession } from './checkout.js';
 import type { Core } from './core.js';
 import { setPaymentBehavior } from './customers.js';
@@ -31,6 +32,24 @@ export function registerTestHelpers(app: FastifyInstance, core: Core): void {
     const seconds = bodyOf(req).reqInt('seconds', { min: 0 });
     const { now } = await advanceClock(core, seconds);
     return { now };
+  });
+
+  // An account's own clock (store.ts readNow): started in the past while the account is fresh, then advanced.
+  app.get<{ Params: { id: string } }>('/v1/test_helpers/accounts/:id/clock', async (req) => {
+    await core.read('', (ctx) => getObject(ctx, req.params.id, 'account', { account: '', noun: 'account' }));
+    return { id: req.params.id, now: await core.now(req.params.id) };
+  });
+
+  app.post<{ Params: { id: string } }>('/v1/test_helpers/accounts/:id/clock', async (req) => {
+    const t = bodyOf(req).reqInt('now', { min: 0 });
+    return (await core.mutate({ account: '' }, (ctx) => startAccountClock(ctx, req.params.id, t))).result;
+  });
+
+  app.post<{ Params: { id: string } }>('/v1/test_helpers/accounts/:id/clock/advance', async (req) => {
+    const seconds = bodyOf(req).reqInt('seconds', { min: 0 });
+    await core.read('', (ctx) => getObject(ctx, req.params.id, 'account', { account: '', noun: 'account' }));
+    const { now } = await advanceAccountClock(core, req.params.id, seconds);
+    return { id: req.params.id, now };
   });
 
   app.post<{ Params: { id: string } }>('/v1/test_helpers/checkout_sessions/:id/complete', async (req) => {

@@ -125,11 +125,22 @@ export interface Creator {
 /** A creator's connected account selling one recurring price. */
 export async function createCreator(
   kit: Kit,
-  o: { amount?: number; interval?: 'month' | 'year'; intervalCount?: number; schedule?: 'daily' | 'weekly' | 'monthly' | 'manual' } = {},
+  o: {
+    amount?: number;
+    interval?: 'month' | 'year';
+    intervalCount?: number;
+    schedule?: 'daily' | 'weekly' | 'monthly' | 'manual';
+    /** Start the account's own clock at this time (simulator seconds), before it makes anything. */
+    clockAt?: number;
+  } = {},
 ): Promise<Creator> {
   const account = await kit.stripe.accounts.create({ type: 'express', country: 'US', email: `coach-${crypto.randomBytes(3).toString('hex')}@example.com` });
   if (o.schedule && o.schedule !== 'daily') {
     await kit.stripe.accounts.update(account.id, { settings: { payouts: { schedule: { interval: o.schedule } } } });
+  }
+  if (o.clockAt !== undefined) {
+    const started = await kit.helper(`/v1/test_helpers/accounts/${account.id}/clock`, { now: o.clockAt });
+    if (started.status !== 200) throw new Error(`account clock failed: ${JSON.stringify(started.body)}`);
   }
   const opts = { stripeAccount: account.id };
   const product = await kit.stripe.products.create({ name: 'Força Total' }, opts);
