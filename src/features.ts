@@ -200,7 +200,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   await app.register(discoverRoutes(createDiscoverService({ discover: createDiscoverRepo(db) })), { prefix: '/api/v1/discover' });
   const membersRepo = createMembersRepo(db);
   const members = createMembersService({ db, members: membersRepo });
-  await app.register(memberPublicRoutes(members), { prefix: '/api/v1/member' });
+  await app.register(memberPublicRoutes(members, { adminToken: deps.adminToken }), { prefix: '/api/v1/member' });
   await app.register(
     async (member) => {
       member.addHook('onRequest', memberAuth(membersRepo, app.batchSizeMetric('member_token')));

@@ -222,6 +222,21 @@ describe('sign-up limit per address', () => {
       { max: 1000, signupsPerHour: 3 },
     ));
 
+  it("does not count the operator's sign-ups (an import, the demo) per address, while a made-up token still counts", () =>
+    withApp(
+      async (app) => {
+        const from = address();
+        const signup = (headers: Record<string, string>) =>
+          app.app.inject({ method: 'POST', url: '/api/v1/member/signup', headers, payload: { name: 'Ana Costa', email: `ana-${uniq()}@example.com`, password: 'long enough pw' }, remoteAddress: from });
+        const operator = [];
+        for (let i = 0; i < 4; i++) operator.push(await signup(bearer(app.adminToken)));
+        expect(codes(operator)).toEqual([201, 201, 201, 201]);
+        const visitors = [await signup({}), await signup(bearer(randomBase62(40))), await signup({})];
+        expect(codes(visitors)).toEqual([201, 201, 429]);
+      },
+      { max: 1000, signupsPerHour: 2 },
+    ));
+
   it('allows 20 sign-ups per address per hour by default, whatever the general budget; RATE_LIMIT_SIGNUPS_PER_HOUR sets it', async () => {
     const app = await buildTestApp({ database: setup.database, config: { rateLimit: loadConfig({}).rateLimit } });
     try {
