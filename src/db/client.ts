@@ -5,6 +5,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { initPgliteDataDir } from './pglite-init.js';
 import { PglitePool } from './pglite-pool.js';
 import { registerDirectQuery } from './compiled.js';
 import { preparingClient } from './prepared.js';
@@ -72,11 +73,33 @@ export interface PgliteOptions {
   dataDir?: string;
   /** A tarball from `dumpDataDir` to start from (tests copy one migrated database). */
   loadDataDir?: Blob;
+  /** Told when a new data directory had to be created in-process (more memory, same result). */
+  logger?: Logger;
 }
 
+/**
+ * PostgreSQL settings of every embedded database, on top of PGlite's own start flags.
+ *
+ * shared_buffers: initdb writes 128MB into postgresql.conf, and inside PGlite all of it is
+ * resident from the start (Emscripten's anonymous mmap takes the block from the WebAssembly
+ * heap and zero-fills it), ~115 MB of an idle server's ~400 MB. 16MB (2,048 pages) holds a
+ * demo's and a small tribe's working set; a page beyond it is read again from the data
+ * directory's files, which the OS caches anyway. A setting given here wins over
+ * postgresql.conf, so data directories made before this apply it too.
+ */
+export const PGLITE_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 export async function openPglite(opts: PgliteOptions): Promise<DatabaseHandle> {
-  if (opts.dataDir) fs.mkdirSync(path.dirname(opts.dataDir), { recursive: true });
+  if (opts.dataDir) {
+    fs.mkdirSync(path.dirname(opts.dataDir), { recursive: true });
+    try {
+      await initPgliteDataDir(opts.dataDir, [...PGLITE_START_PARAMS]);
+    } catch (err) {
+      opts.logger?.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'embedded database: initdb in a child process failed; running it in this process');
+    }
+  }
   const pglite = new PGlite({
+    startParams: [...PGLITE_START_PARAMS],
     // Trigram indexes for the member search (migrations/0013); loaded on demand by CREATE EXTENSION.
     extensions: { pg_trgm },
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),

@@ -8,7 +8,7 @@ import { migrateToLatest } from './migrate.js';
 export async function openDatabase(config: Config, logger: Logger): Promise<DatabaseHandle> {
   const handle = config.databaseUrl
     ? connectPostgres({ url: config.databaseUrl, poolMax: config.databasePoolMax, statementTimeoutMs: config.statementTimeoutMs, logger })
-    : await openPglite({ dataDir: path.join(config.dataDir, 'pglite') });
+    : await openPglite({ dataDir: path.join(config.dataDir, 'pglite'), logger });
   try {
     const applied = await migrateToLatest(handle.db);
     logger.info({ database: handle.kind, applied }, applied.length ? 'database migrated' : 'database schema up to date');
