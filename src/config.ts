@@ -3,7 +3,8 @@ import path from 'node:path';
 
 /**
  * Typed configuration, read once from the environment and validated at start.
- * Every variable is listed in the README's configuration table; keep the two in step.
+ * Every variable the code reads is listed, with its default and meaning, in
+ * src/config-reference.ts (the README's table is generated from it; a test checks both).
  */
 export interface Config {
   host: string;

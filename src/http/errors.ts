@@ -4,7 +4,6 @@
  */
 export const STATUS_BY_CODE = {
   validation_error: 400,
-  /** A request Node's HTTP parser refused (malformed request line, header or framing). */
   bad_request: 400,
   invalid_json: 400,
   invalid_signature: 400,
@@ -24,7 +23,6 @@ export const STATUS_BY_CODE = {
   idempotency_key_reused: 409,
   idempotency_key_in_use: 409,
   payload_too_large: 413,
-  /** A path segment longer than the router accepts (every id here is a 36-character UUID). */
   uri_too_long: 414,
   unsupported_media_type: 415,
   unprocessable: 422,
@@ -41,6 +39,46 @@ export const STATUS_BY_CODE = {
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;
 export const ERROR_CODES = Object.keys(STATUS_BY_CODE) as ErrorCode[];
+
+/**
+ * What each code means, one line each: the README's error table is generated from it
+ * (`npm run readme:tables`), and the type makes a new code without a meaning a compile error.
+ */
+export const ERROR_CODE_MEANINGS: Record<ErrorCode, string> = {
+  validation_error:
+    'the path, query or body breaks the schema or a rule (`details` names each field); also a malformed percent-escape in the path, text PostgreSQL cannot store (a NUL, an unpaired surrogate), a page past the deepest one',
+  bad_request: "Node's HTTP parser refused the request (malformed request line, header or framing); the connection closes",
+  invalid_json: 'the body is not valid JSON',
+  invalid_signature: 'a processor webhook whose `Stripe-Signature` is missing, matches no configured secret, or is more than 5 minutes off',
+  unauthorized: 'no credential, a malformed, unknown, revoked or expired one, one of the wrong kind for the route, or a wrong e-mail or password at login (`WWW-Authenticate: Bearer`)',
+  forbidden: "the member may not do this: no live subscription to the community, a tier below the post's or challenge's minimum, another member's comment",
+  not_found: 'no such resource for this caller (another creator\'s is not found either), or no such route',
+  method_not_allowed: 'reserved: nothing raises it today',
+  request_timeout: 'the request headers did not arrive in time; the connection closes',
+  conflict: "the resource's state forbids the change, e.g. a challenge already started or finished, a poll someone voted in, a tier changed meanwhile, a duplicate exercise name",
+  slug_taken: 'another community has the slug (slugs are global)',
+  email_taken: 'a creator, or a member account, with this e-mail already exists',
+  community_paused: 'the community is paused: no new members, tiers or challenges until it is resumed',
+  tier_inactive: 'the tier is deactivated: no new subscriptions and no price change until it is reactivated',
+  subscription_canceled: 'the subscription is already canceled',
+  already_subscribed: 'the member already holds a live subscription to this tier',
+  nothing_to_refund: 'the subscription has no paid invoice, or its last one is refunded in full',
+  idempotency_key_reused: 'the `Idempotency-Key` was used for a request with another body (or the processor saw it with other details): use a new key',
+  idempotency_key_in_use: 'another request with this `Idempotency-Key` has not answered yet; retry after `Retry-After`',
+  payload_too_large: 'the body is over 1 MiB (or its chunk extensions are too large)',
+  uri_too_long: 'a path segment is longer than the router accepts (every id here is a 36-character UUID)',
+  unsupported_media_type: 'a body that is not `application/json`',
+  unprocessable: 'reserved: nothing raises it today',
+  amount_exceeds_refundable: 'the refund is larger than what remains refundable of the payment',
+  manual_payouts_disabled: 'manual payouts need the payout schedule set to manual',
+  insufficient_balance: 'the payout is larger than the available balance (`details` says so)',
+  amount_below_minimum: 'the payout is under `MANUAL_PAYOUT_MIN_CENTS`',
+  rate_limited: 'over a rate limit (per caller, address, sign-ups, logins, concurrent exports); retry after `Retry-After`',
+  request_header_fields_too_large: 'the request line and headers are over 16 KiB; the connection closes',
+  internal_error: 'a bug on our side; the message quotes the request id to report',
+  processor_error: 'the payment processor refused (nothing changed) or did not answer (it may have acted: retry with the same `Idempotency-Key`)',
+  service_unavailable: 'the database is unreachable or a statement took too long; retry after `Retry-After`',
+};
 
 export interface ErrorDetail {
   field: string;
