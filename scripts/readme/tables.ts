@@ -48,24 +48,37 @@ export const GENERATED_SECTIONS: Record<string, () => string> = {
 
 const markers = (name: string) => [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`] as const;
 
-/** What the README holds between a section's markers, without the surrounding blank lines. */
-export function sectionOf(readme: string, name: string): string {
+/** Where a section is: its markers' offsets, their indentation and what lies between them. */
+function locate(readme: string, name: string) {
   const [start, end] = markers(name);
   const from = readme.indexOf(start);
   const to = readme.indexOf(end, from);
   if (from < 0 || to < 0) throw new Error(`README.md has no ${start} … ${end} pair`);
-  return readme.slice(from + start.length, to).trim();
+  // A section inside a list item is indented like its markers, so it stays in the item.
+  const indent = readme.slice(readme.lastIndexOf('\n', from) + 1, from);
+  if (!/^ *$/.test(indent)) throw new Error(`README.md: ${start} must start its line`);
+  const body = readme
+    .slice(from + start.length, to)
+    .split('\n')
+    .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+    .join('\n')
+    .trim();
+  return { from, to, start, indent, body };
 }
+
+/** What the README holds between a section's markers, without their indentation and the blank lines around it. */
+export const sectionOf = (readme: string, name: string): string => locate(readme, name).body;
 
 /** The README with every generated section rewritten from the code (blank lines around it, so markdown sees a block). */
 export function regenerate(readme: string): string {
   let text = readme;
   for (const [name, render] of Object.entries(GENERATED_SECTIONS)) {
-    sectionOf(text, name); // throws when the markers are missing
-    const [start, end] = markers(name);
-    const from = text.indexOf(start);
-    const to = text.indexOf(end, from);
-    text = `${text.slice(0, from)}${start}\n\n${render()}\n\n${text.slice(to)}`;
+    const { from, to, start, indent } = locate(text, name);
+    const body = render()
+      .split('\n')
+      .map((line) => indent + line)
+      .join('\n');
+    text = `${text.slice(0, from)}${start}\n\n${body}\n\n${indent}${text.slice(to)}`;
   }
   return text;
 }
