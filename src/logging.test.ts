@@ -23,22 +23,25 @@ describe('the log format', () => {
 });
 
 describe('the logger', () => {
-  it('writes pretty lines at once, in this thread, with secrets redacted', () => {
+  it('writes pretty lines at once, in this thread, one per entry, with secrets redacted', () => {
     const { chunks, destination } = capture();
     const logger = createLogger({ level: 'info', format: 'pretty', destination });
     logger.info({ password: 'hunter2', file: '/data/admin-token' }, 'admin token generated');
     logger.child({ component: 'processor-sim' }).info('processor simulator listening');
     logger.debug('below the level');
     // No await: a synchronous writer has already written both lines.
-    expect(chunks).toHaveLength(2);
-    const [first, second] = chunks as [string, string];
-    expect(first).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: admin token generated\n/);
-    expect(first).toContain('file: "/data/admin-token"');
-    expect(first).toContain('password: "[Redacted]"');
-    expect(first).not.toContain('hunter2');
-    expect(first).not.toMatch(/pid|hostname/);
-    expect(first).not.toContain('\u001b['); // no colours unless writing to a terminal
-    expect(second).toMatch(/INFO: \[processor-sim\] processor simulator listening\n$/);
+    expect(chunks).toEqual([
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: admin token generated \{"password":"\[Redacted\]","file":"\/data\/admin-token"\}\n$/),
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \[processor-sim\] processor simulator listening\n$/),
+    ]);
+    expect(chunks.join('')).not.toContain('hunter2');
+    expect(chunks.join('')).not.toContain('\u001b['); // no colours unless writing to a terminal
+  });
+
+  it('keeps an error\'s stack on lines of its own in pretty mode', () => {
+    const { chunks, destination } = capture();
+    createLogger({ level: 'info', format: 'pretty', destination }).error({ err: new Error('boom') }, 'unhandled error');
+    expect(chunks.join('')).toMatch(/ERROR: unhandled error ?\n\s+err: \{[\s\S]*"message": "boom"[\s\S]*\n\s+Error: boom\n\s+at /);
   });
 
   it('writes one JSON object per line in JSON mode, with secrets redacted', () => {

@@ -36,6 +36,8 @@ export function createLogger(options: LoggerOptions): Logger {
     // The simulator's lines (component: processor-sim) say so up front rather than on a line of their own.
     messageFormat: '{if component}[{component}] {end}{msg}',
     ignore: 'pid,hostname,component',
+    // One line per entry (a request is two lines, not ten); an error's stack still gets its own lines.
+    singleLine: true,
   });
   return pino(settings, { write: (line: string) => destination.write(prettify(line)) });
 }
