@@ -23,13 +23,13 @@ describe('the log format', () => {
 });
 
 describe('the logger', () => {
-  it('writes pretty lines at once, in this thread, one per entry, with secrets redacted', () => {
+  it('writes pretty lines at once, in this thread, one per entry, with secrets redacted', async () => {
     const { chunks, destination } = capture();
-    const logger = createLogger({ level: 'info', format: 'pretty', destination });
+    const logger = await createLogger({ level: 'info', format: 'pretty', destination });
     logger.info({ password: 'hunter2', file: '/data/admin-token' }, 'admin token generated');
     logger.child({ component: 'processor-sim' }).info('processor simulator listening');
     logger.debug('below the level');
-    // No await: a synchronous writer has already written both lines.
+    // Nothing awaited since logging: a synchronous writer has already written both lines.
     expect(chunks).toEqual([
       expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: admin token generated \{"password":"\[Redacted\]","file":"\/data\/admin-token"\}\n$/),
       expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \[processor-sim\] processor simulator listening\n$/),
@@ -38,15 +38,15 @@ describe('the logger', () => {
     expect(chunks.join('')).not.toContain('\u001b['); // no colours unless writing to a terminal
   });
 
-  it('keeps an error\'s stack on lines of its own in pretty mode', () => {
+  it('keeps an error\'s stack on lines of its own in pretty mode', async () => {
     const { chunks, destination } = capture();
-    createLogger({ level: 'info', format: 'pretty', destination }).error({ err: new Error('boom') }, 'unhandled error');
+    (await createLogger({ level: 'info', format: 'pretty', destination })).error({ err: new Error('boom') }, 'unhandled error');
     expect(chunks.join('')).toMatch(/ERROR: unhandled error ?\n\s+err: \{[\s\S]*"message": "boom"[\s\S]*\n\s+Error: boom\n\s+at /);
   });
 
-  it('writes one JSON object per line in JSON mode, with secrets redacted', () => {
+  it('writes one JSON object per line in JSON mode, with secrets redacted', async () => {
     const { chunks, destination } = capture();
-    createLogger({ level: 'info', format: 'json', destination }).info({ token: 'tribes_mt_secret' }, 'hello');
+    (await createLogger({ level: 'info', format: 'json', destination })).info({ token: 'tribes_mt_secret' }, 'hello');
     const line = JSON.parse(chunks.join(''));
     expect(line).toMatchObject({ level: 30, msg: 'hello', token: '[Redacted]' });
   });

@@ -1,5 +1,4 @@
 import { destination as sonicDestination, pino, type DestinationStream, type Logger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
 import { LOG_REDACT } from './app.js';
 import type { LogFormat } from './config.js';
 
@@ -24,12 +23,14 @@ export interface LoggerOptions {
  * The process's logger. Pretty mode formats each line in this thread and writes it
  * synchronously: pino-pretty as a transport would run in a worker thread (~30 MB of memory at
  * idle), and an asynchronous writer could lose the last lines before a crash exits.
- * Redaction runs before formatting, so both formats hide the same secrets.
+ * Redaction runs before formatting, so both formats hide the same secrets. pino-pretty is
+ * loaded only for pretty mode (~2 MB a production process does not need).
  */
-export function createLogger(options: LoggerOptions): Logger {
+export async function createLogger(options: LoggerOptions): Promise<Logger> {
   const settings = { level: options.level, redact: LOG_REDACT };
   if (options.format === 'json') return options.destination ? pino(settings, options.destination) : pino(settings);
   const destination = options.destination ?? sonicDestination({ dest: 1, sync: true });
+  const { prettyFactory } = await import('pino-pretty');
   const prettify = prettyFactory({
     colorize: options.colorize ?? false,
     translateTime: 'SYS:HH:MM:ss.l',

@@ -14,7 +14,7 @@ import { chooseLogFormat, createLogger } from './logging.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logFormat = chooseLogFormat(config.logFormat, process.stdout.isTTY === true);
-  const logger = createLogger({ level: config.logLevel, format: logFormat, colorize: process.stdout.isTTY === true });
+  const logger = await createLogger({ level: config.logLevel, format: logFormat, colorize: process.stdout.isTTY === true });
   const database = await openDatabase(config, logger);
   // The exercise catalog's source of truth is code (catalog.data.ts): upserted on every start.
   await seedExerciseCatalog(database.db);

@@ -29,10 +29,10 @@ describe('the start-up banner', () => {
     expect(lines).toContain('  API          http://10.0.0.5:8080/api/v1');
   });
 
-  it('is one structured log line in JSON mode, and plain text with no log prefix in pretty mode', () => {
+  it('is one structured log line in JSON mode, and plain text with no log prefix in pretty mode', async () => {
     const json = capture();
     const pretty = capture();
-    const logger = createLogger({ level: 'info', format: 'json', destination: json.out });
+    const logger = await createLogger({ level: 'info', format: 'json', destination: json.out });
     announce(simulated, 'json', logger, pretty.out);
     expect(pretty.chunks).toEqual([]);
     expect(JSON.parse(json.chunks.join(''))).toMatchObject({
