@@ -1,92 +1,82 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT } from '../src/config-reference.js';
-import { loadConfig } from '../src/config.js';
-import { PROJECT_ROOT } from '../src/paths.js';
-import { handledEventTypes, regenerate, renderConfigTable, sectionOf, staleSections } from '../scripts/readme/tables.js';
+import { freePort, readme, shellBlocks, walkthroughScript } from './readme-shell.js';
 
-const readme = () => fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-
-function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-    .map((e) => path.join(e.parentPath, e.name));
-}
-
-// `env.X`, `process.env.X`, `env['X']`, and the config's readers called as `intFrom(env, 'X', …)`.
-const ENV_READ = /\benv(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])|\w+From\(\s*env,\s*['"]([A-Z][A-Z0-9_]*)['"]/g;
-
-function variablesRead(file: string): string[] {
-  return [...fs.readFileSync(file, 'utf8').matchAll(ENV_READ)].map((m) => (m[1] ?? m[2] ?? m[3])!);
-}
-
-/**
- * What the code reads: every variable in src/ outside its tests, and the TEST_* variables the
- * test set-up reads (tests may set and restore others, such as TZ, which configure nothing).
- */
-function variablesTheCodeReads(): Set<string> {
-  const names = new Set<string>();
-  for (const file of filesUnder(path.join(PROJECT_ROOT, 'src')).filter((f) => !f.endsWith('.test.ts'))) {
-    for (const name of variablesRead(file)) names.add(name);
-  }
-  for (const file of filesUnder(path.join(PROJECT_ROOT, 'test'))) {
-    for (const name of variablesRead(file)) if (name.startsWith('TEST_')) names.add(name);
-  }
-  return names;
-}
-
-const fix = 'Run `npm run readme:tables` to regenerate the README from the code.';
-
-describe("the README's generated parts", () => {
-  it('match the code: the configuration and error tables and the webhook event types', () => {
-    const stale = staleSections(readme());
-    expect(stale, `${stale.join('\n\n')}\n\n${fix}`).toEqual([]);
-  });
-
-  it('are reported line by line when the README differs, and regenerating fixes them', () => {
-    const current = readme();
-    const edited = current.replace('| `PORT` | `3000` | listen port |', '| `PORT` | `8080` | listen port |');
-    expect(edited).not.toBe(current);
-    const [stale, ...rest] = staleSections(edited);
-    expect(rest).toEqual([]);
-    expect(stale).toBe('config-table (- README.md, + code):\n- | `PORT` | `8080` | listen port |\n+ | `PORT` | `3000` | listen port |');
-    expect(staleSections(regenerate(edited))).toEqual([]);
-    expect(regenerate(current)).toBe(current);
-    expect(() => sectionOf('# no markers', 'error-table')).toThrow('README.md has no <!-- error-table:start --> … <!-- error-table:end --> pair');
-  });
-
-  it('escape a pipe inside a cell, which would otherwise end it', () => {
-    expect(renderConfigTable([{ names: ['X'], default: 'unset', meaning: 'a | b' }]).split('\n')[2]).toBe('| `X` | unset | a \\| b |');
-  });
-
-  it('list the webhook event types the inbox has handlers for', () => {
-    expect(handledEventTypes()).toContain('checkout.session.completed');
-    expect(handledEventTypes()).toContain('payout.paid');
-    expect(sectionOf(readme(), 'webhook-events')).toContain('`customer.subscription.updated`');
-  });
-});
-
-describe('the configuration reference (src/config-reference.ts)', () => {
-  it('lists every environment variable the code reads, and only those', () => {
-    const listed = ENVIRONMENT.flatMap((v) => v.names);
-    const read = variablesTheCodeReads();
-    expect([...read].filter((name) => !listed.includes(name)).sort(), 'read by the code but missing from ENVIRONMENT').toEqual([]);
-    expect(listed.filter((name) => !read.has(name)), 'listed in ENVIRONMENT but read nowhere').toEqual([]);
-    expect(new Set(listed).size, 'a variable listed twice').toBe(listed.length);
-  });
-
-  it('gives the real defaults: setting a variable to its documented default changes nothing', () => {
-    const defaults = loadConfig({});
-    let checked = 0;
-    for (const variable of ENVIRONMENT) {
-      // "`127.0.0.1` / `12111`": one literal per name; unset, generated, off and abbreviated ones are not values.
-      const literals = variable.default.split(' / ').map((part) => /^`([^`…]+)`$/.exec(part)?.[1]);
-      if (literals.length !== variable.names.length || literals.some((l) => l === undefined)) continue;
-      const env = Object.fromEntries(variable.names.map((name, i) => [name, literals[i]!]));
-      expect(loadConfig(env), `${variable.names.join(' / ')} = ${variable.default}`).toEqual(defaults);
-      checked++;
+describe('the README', () => {
+  it('has shell blocks that all parse, and a walkthrough that starts the server, runs the demo and follows a member', () => {
+    const blocks = shellBlocks(readme());
+    for (const block of blocks) {
+      const parsed = spawnSync('bash', ['-n'], { input: block.code, encoding: 'utf8' });
+      expect(parsed.status, `README line ${block.line}: ${parsed.stderr}`).toBe(0);
     }
-    expect(checked).toBeGreaterThan(20);
+    const runnable = blocks.filter((b) => b.runnable);
+    expect(runnable.some((b) => /^npm start\b/m.test(b.code))).toBe(true);
+    expect(runnable.some((b) => /npm run (--silent )?demo/.test(b.code))).toBe(true);
   });
+
+  it(
+    'runs every runnable shell block against a started server, and a second demo makes an independent creator',
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribes-readme-'));
+      const [port, simPort] = [await freePort(), await freePort()];
+      const out = path.join(dataDir, 'second-demo.json');
+      // After the walkthrough: a second demo, and the first creator's figures, unchanged by it.
+      const after = [
+        `curl -s localhost:${port}/api/v1/creator-metrics -H "Authorization: Bearer $TRIBES_KEY" > "$DATA_DIR/first-before.json"`,
+        `npm run --silent demo -- --json > "${out}"`,
+        `curl -s localhost:${port}/api/v1/creator-metrics -H "Authorization: Bearer $TRIBES_KEY" > "$DATA_DIR/first-after.json"`,
+        'echo "FIRST_KEY=$TRIBES_KEY"',
+      ].join('\n');
+      const script = walkthroughScript(shellBlocks(readme()), { port, simPort, after });
+      try {
+        const run = spawnSync('bash', ['-c', script], {
+          encoding: 'utf8',
+          timeout: 420_000,
+          env: {
+            ...process.env,
+            PORT: String(port),
+            PROCESSOR_SIM_PORT: String(simPort),
+            DATA_DIR: dataDir,
+            TRIBES_URL: `http://127.0.0.1:${port}`,
+            PROCESSOR_SIM_URL: `http://127.0.0.1:${simPort}`,
+            LOG_FORMAT: 'json',
+            // The walkthrough is the embedded default; the suite's PostgreSQL is for the other tests.
+            DATABASE_URL: '',
+            ADMIN_TOKEN: '',
+          },
+        });
+        expect(run.status, `walkthrough failed:\n${run.stdout}\n${run.stderr}`).toBe(0);
+        // The tour's answers, in order (see the README's expected-output comments).
+        expect(run.stdout).toMatch(/^\d+ cents MRR, \d+ paying$/m);
+        expect(run.stdout).toMatch(/^200$/m);
+        expect(run.stdout).toMatch(/^trialing$/m);
+        expect(run.stdout).toMatch(/^0$\n^max_load, est_1rm, max_volume$/m);
+        expect(run.stdout).toMatch(/^Desafio Constância 30 Dias: rank \d+, score 2$/m);
+
+        const second = JSON.parse(fs.readFileSync(out, 'utf8'));
+        const firstKey = /^FIRST_KEY=(\S+)$/m.exec(run.stdout)![1];
+        expect(second.api_key).not.toBe(firstKey);
+        expect(fs.readFileSync(path.join(dataDir, 'first-after.json'), 'utf8')).toBe(fs.readFileSync(path.join(dataDir, 'first-before.json'), 'utf8'));
+        // The demo's own sanity check passed (else it exits 1); its figures, seen through the API:
+        expect(second.member_statuses).toMatchObject({ active: expect.any(Number), trial: 4, at_risk: expect.any(Number), churned: 7 });
+        for (const n of Object.values(second.member_statuses)) expect(n).toBeGreaterThan(0);
+        expect(second.subscription_statuses).toMatchObject({ trialing: 4, past_due: 3, canceled: 7 });
+        expect(second.mrr_cents).toBeGreaterThan(0);
+        expect(second.guide_sees_locked_post).toBe(true);
+        expect(second.ledger_ok).toBe(true);
+        expect(second.balance.all_time_cents).toBe(second.ledger_all_time_net_cents);
+        expect(second.refunds).toBe(1);
+        expect(second.payouts.manual).toBeGreaterThan(0);
+        expect(second.workouts.prs).toBeGreaterThan(0);
+        expect(second.seconds).toBeLessThan(60);
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        fs.rmSync('demo.env', { force: true });
+      }
+    },
+    480_000,
+  );
 });

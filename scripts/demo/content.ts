@@ -84,7 +84,8 @@ export async function train(w: World, members: Member[], workouts: Workout[], ch
   for (const m of trainers) {
     const api = memberClient(w, m);
     await api.post(`/api/v1/member/challenges/${challengeId}/join`);
-    const joinedMs = nowMs - (STORY_DAYS - Math.max(m.cast.joinDay, 0)) * DAY * 1000;
+    // The story ends now, so a processor time maps to the wall clock by its distance from the end.
+    const joinedMs = nowMs - (w.start + STORY_DAYS * DAY - (m.joinedAt ?? w.start)) * 1000;
     let at = Math.max(joinedMs, nowMs - 42 * DAY * 1000) + 3600_000 * (7 + w.rng() * 4);
     const program = w.rng() < 0.65 ? workouts.slice(0, 3) : workouts.slice(3);
     for (let session = 0; at < nowMs - 2 * 3600_000; session++) {

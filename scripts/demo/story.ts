@@ -29,6 +29,8 @@ export interface Member {
   password: string;
   customer?: string;
   subscriptionId?: string;
+  /** Processor time the member subscribed at (the story's clock). */
+  joinedAt?: number;
 }
 
 const isoDay = (t: number) => new Date(t * 1000).toISOString().slice(0, 10);
@@ -71,6 +73,11 @@ export async function runHistory(w: World, members: Member[]): Promise<void> {
       joinAt = addMonths(renewal, -2) - (TIERS[m.cast.tier].trial_days ?? 0) * DAY;
       steps.push({ at: renewal - DAY, what: 'card fails', run: () => failCard(w, m) });
     }
+    if (fate.kind === 'cancels_at_period_end') {
+      // Their period must still be running today: joined 1 to 4 months (and the trial) before a day 10 days from now.
+      joinAt = addMonths(end + 10 * DAY, -(1 + Math.floor(w.rng() * 4))) - (TIERS[m.cast.tier].trial_days ?? 0) * DAY;
+    }
+    m.joinedAt = Math.min(joinAt, end - 3600);
     steps.push({ at: joinAt, what: 'joins', run: () => subscribe(w, m) });
     if (fate.kind === 'churns_on_failed_payments') steps.push({ at: w.start + fate.failDay * DAY, what: 'card fails', run: () => failCard(w, m) });
     if (fate.kind === 'cancels_at_period_end' || fate.kind === 'canceled_at_period_end_long_ago') {
