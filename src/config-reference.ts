@@ -1,6 +1,6 @@
 /**
  * Every environment variable the code reads, with its default and meaning: the source of the
- * README's configuration table (`npm run readme:tables` writes it). test/readme.test.ts fails
+ * README's configuration table (`npm run readme:tables` writes it). test/readme-tables.test.ts fails
  * when the README's table differs, when code reads a variable missing here (or nothing reads
  * one listed), and when setting a variable to the default written here changes the config.
  */

@@ -5,7 +5,7 @@ import { createEventHandlers } from '../../src/modules/webhooks/handlers.js';
 /**
  * The README's parts that code holds the truth of, rendered from it. Each lives between
  * `<!-- NAME:start -->` and `<!-- NAME:end -->`; `npm run readme:tables` rewrites them and
- * test/readme.test.ts fails while the README differs. One module for both, so what the test
+ * test/readme-tables.test.ts fails while the README differs. One module for both, so what the test
  * checks is exactly what the script writes.
  */
 
