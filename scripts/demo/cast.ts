@@ -96,7 +96,7 @@ export interface Cast {
   /** Day of the story (0 = six months ago) the member subscribes. */
   joinDay: number;
   fate: Fate;
-  /** Logs workouts (else quiet: at risk once their first two weeks are over). */
+  /** Takes part: logs workouts (in the main community) and reacts to posts; else quiet, at risk once their first two weeks are over. */
   trains: boolean;
   /** Pays with a declined card first, then with a good one. */
   declinedFirst: boolean;
@@ -120,10 +120,10 @@ export function planCast(rng: Rng, tag: string): Cast[] {
   const often = (p: number) => () => rng() < p;
   const stays = (): Fate => ({ kind: 'stays' });
   // Paying and staying, across the four tiers of the main community.
-  add(13, 'essencial', stays, between(0, 160), often(0.7));
-  add(6, 'essencialTrimestral', stays, between(0, 150), often(0.7));
-  add(6, 'elite', stays, between(0, 160), often(0.8));
-  add(4, 'eliteAnual', stays, between(0, 120), often(0.9));
+  add(13, 'essencial', stays, between(0, 160), often(0.75));
+  add(6, 'essencialTrimestral', stays, between(0, 150), often(0.8));
+  add(6, 'elite', stays, between(0, 160), often(0.9));
+  add(4, 'eliteAnual', stays, between(0, 120), () => true);
   // In their trial (7 days on Essencial).
   add(4, 'essencial', () => ({ kind: 'trialing' }), between(STORY_DAYS - 6, STORY_DAYS - 1), often(0.5));
   // Card failing at the last renewal: past_due now (joined so that a renewal fell 2 to 5 days ago).
@@ -138,8 +138,9 @@ export function planCast(rng: Rng, tag: string): Cast[] {
   add(1, 'elite', () => ({ kind: 'canceled_now', atDay: between(100, 150)(), refund: true }), between(30, 60), () => false);
   add(1, 'essencialTrimestral', () => ({ kind: 'canceled_now', atDay: between(110, 160)(), refund: false }), between(20, 80), () => false);
   add(2, 'essencial', () => ({ kind: 'canceled_at_period_end_long_ago', atDay: between(60, 110)() }), between(0, 30), () => false);
-  // The running community, paused at the end: its members are set to leave at period end.
-  add(4, 'corredor', stays, between(30, 170), () => false);
+  // The running community, paused at the end: its members are set to leave at period end. They
+  // have no programs to log, but read and cheer the running posts.
+  add(4, 'corredor', stays, between(30, 170), () => true);
   return plans.map((p, i) => ({
     ...p,
     name: names[i]!,

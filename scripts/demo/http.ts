@@ -75,3 +75,17 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     await new Promise((r) => setTimeout(r, delay));
   }
 }
+
+/** Runs `fn` over `items`, at most `concurrency` at a time (results in input order). */
+export async function inParallel<T, R>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}

@@ -1,5 +1,5 @@
 import { CREATORS, pick, STORY_DAYS, TIERS, type Cast, type Rng, type TierKey } from './cast.js';
-import type { Client } from './http.js';
+import { inParallel, type Client } from './http.js';
 import { DAY, type Member, type World } from './story.js';
 
 export const MEMBER_PASSWORD = 'treino-forte-2026';
@@ -51,10 +51,9 @@ export async function createCatalog(w: Omit<World, 'communities' | 'tiers'>, tag
 
 /** Member accounts, signed up by the operator (an import: not held to one address's sign-up limit). */
 export async function signUp(api: Client, cast: Cast[]): Promise<Member[]> {
-  const members: Member[] = [];
-  for (const c of cast) {
+  // Four at a time: each sign-up hashes a password (scrypt), which the server runs on its thread pool.
+  return inParallel(cast, 4, async (c) => {
     const s = await api.post<{ member: { id: string }; token: string }>('/api/v1/member/signup', { name: c.name, email: c.email, password: MEMBER_PASSWORD });
-    members.push({ cast: c, id: s.member.id, token: s.token, password: MEMBER_PASSWORD });
-  }
-  return members;
+    return { cast: c, id: s.member.id, token: s.token, password: MEMBER_PASSWORD };
+  });
 }
