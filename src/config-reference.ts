@@ -107,7 +107,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {
     names: ['LOG_FORMAT'],
     default: 'unset',
-    meaning: '`json` (one JSON object per line) or `pretty` (readable lines, formatted in the process); unset → pretty when stdout is a terminal, JSON otherwise (pipes, files, log collectors, tests)',
+    meaning: 'the server\'s logs: `json` (one JSON object per line) or `pretty` (readable lines, formatted in the process); unset → pretty when stdout is a terminal, JSON otherwise (pipes, files, log collectors, tests). `npm run processor-sim` always logs JSON',
   },
   {
     names: ['PROCESSOR'],
