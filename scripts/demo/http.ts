@@ -37,6 +37,10 @@ export function client(base: string, token?: string): Client {
           ...headers,
         },
         body: body === undefined ? undefined : JSON.stringify(body),
+      }).catch((err: unknown) => {
+        // undici says only "fetch failed"; the cause (ECONNREFUSED, a reset) is what helps.
+        const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+        throw new Error(`${method} ${base}${path} could not be sent${cause}`);
       });
       const text = await res.text();
       const json = text ? JSON.parse(text) : undefined;
