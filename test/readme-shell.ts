@@ -50,7 +50,9 @@ export function walkthroughScript(blocks: ShellBlock[], o: { port: number; simPo
     'set -euo pipefail',
     'set -m   # background jobs get their own process group, so the server and its children stop together',
     'SERVER_PID=',
-    'stop() { if [ -n "$SERVER_PID" ]; then kill -TERM -- -"$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi; }',
+    // On a failure, the server's last log lines go with the script's output (the data directory is removed after).
+    'stop() { local rc=$?; if [ "$rc" != 0 ] && [ -f "$DATA_DIR/server.log" ]; then echo "== server log (last 40 lines)" >&2; tail -40 "$DATA_DIR/server.log" >&2; fi',
+    '  if [ -n "$SERVER_PID" ]; then kill -TERM -- -"$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi; }',
     'trap stop EXIT',
   ];
   for (const block of blocks.filter((b) => b.runnable)) {
