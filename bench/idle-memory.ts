@@ -3,16 +3,18 @@
  *
  *   npm run bench:memory                    # 3 runs, medians
  *   BENCH_RUNS=5 npm run bench:memory
- *   BENCH_DEMO_MEMBERS=0 npm run bench:memory   # idle only, no "after the demo" load
+ *   BENCH_LOAD=none npm run bench:memory    # idle only, no "after the demo" load
+ *   BENCH_LOAD=requests npm run bench:memory   # a lighter load than the demo (below)
  *   BENCH_NODE_ARGS=--trace-gc npm run bench:memory
  *
  * Each run builds nothing (the build happens once, first), then starts `node dist/server.mjs`
  * the way `npm start` does, on a fresh temporary DATA_DIR, waits for /health, lets it settle
  * and reads VmRSS (resident now) and VmHWM (peak so far) from /proc/<pid>/status: "fresh".
  * It stops the server (SIGTERM) and starts it again on the same, now initialized, data
- * directory: "existing". Then a demo-sized load on that process: a creator, a community, a
- * tier, members who sign up and pay through the simulator's hosted checkout, and a few hundred
- * reads (catalog, subscriptions, members, discovery): "after demo". Linux only (/proc).
+ * directory: "existing". Then `npm run demo` (scripts/demo.ts, a fixed seed) against that
+ * process: "after demo". BENCH_LOAD=requests replaces the demo with a lighter load: a creator,
+ * a community, a tier, members who sign up and pay through the simulator's hosted checkout,
+ * and a few hundred reads (catalog, subscriptions, members, discovery). Linux only (/proc).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,6 +26,7 @@ import { env, int, runBench } from './knobs.js';
 
 const runs = int('BENCH_RUNS', 3);
 const settleMs = int('BENCH_SETTLE_MS', 3000);
+const load = env.BENCH_LOAD ?? 'demo';
 const demoMembers = int('BENCH_DEMO_MEMBERS', 10);
 const demoReads = int('BENCH_DEMO_READS', 300);
 
@@ -109,8 +112,20 @@ async function call(method: string, url: string, headers: Record<string, string>
   return text ? (JSON.parse(text) as { data: any }) : { data: undefined };
 }
 
+/** `npm run demo` against the running server, its output dropped. */
+async function runDemoScript(r: Running, dataDir: string): Promise<void> {
+  const demo = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--seed', '7'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...env, DATA_DIR: dataDir, TRIBES_URL: r.base, PROCESSOR_SIM_URL: r.simBase },
+  });
+  let stderr = '';
+  demo.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const code = await new Promise((resolve) => demo.once('exit', resolve));
+  if (code !== 0) throw new Error(`npm run demo failed (${String(code)}): ${stderr}`);
+}
+
 /** What a first look at the product does: set up a creator, take paying members, browse. */
-async function demo(r: Running, dataDir: string): Promise<void> {
+async function requests(r: Running, dataDir: string): Promise<void> {
   const admin = { authorization: `Bearer ${readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim()}` };
   const made = await call('POST', `${r.base}/api/v1/admin/creators`, admin, { name: 'Maria Silva', email: `maria-${Date.now()}@example.com` });
   const creator = { authorization: `Bearer ${made.data.api_key}` };
@@ -163,9 +178,9 @@ async function main() {
       r = await start(dataDir);
       try {
         rows.existing.push(await sample(r));
-        if (demoMembers > 0 || demoReads > 0) {
+        if (load !== 'none') {
           const t = Date.now();
-          await demo(r, dataDir);
+          await (load === 'requests' ? requests(r, dataDir) : runDemoScript(r, dataDir));
           rows['after demo'].push({ ...(await sample(r)), startMs: Date.now() - t });
         }
       } finally {
@@ -189,7 +204,7 @@ async function main() {
   console.log('|---|---:|---:|---:|');
   for (const [name, samples] of Object.entries(rows)) {
     if (samples.length === 0) continue;
-    const time = name === 'after demo' ? `${median(samples.map((s) => s.startMs))} (demo)` : `${median(samples.map((s) => s.startMs))} (to /health)`;
+    const time = `${median(samples.map((s) => s.startMs))} (${name === 'after demo' ? load : 'to /health'})`;
     console.log(`| ${name} | ${median(samples.map((s) => s.rss))} | ${median(samples.map((s) => s.hwm))} | ${time} |`);
   }
 }
