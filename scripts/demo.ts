@@ -16,7 +16,7 @@ import path from 'node:path';
 import Stripe from 'stripe';
 import { planCast, rngOf, STORY_DAYS } from './demo/cast.js';
 import { createChallenge, createPrograms, payoutsToday, publishAndEngage, train } from './demo/content.js';
-import { client } from './demo/http.js';
+import { client, eventually } from './demo/http.js';
 import { createCatalog, createCreator, signUp } from './demo/setup.js';
 import { inboxDrained, runHistory, type World } from './demo/story.js';
 import { sanityCheck, summarize } from './demo/summary.js';
@@ -69,6 +69,11 @@ async function main(): Promise<void> {
   const engagement = await publishAndEngage(world, members);
   const payouts = await payoutsToday(world);
   await world.creator.del(`/api/v1/communities/${world.communities.run}`);
+  // Pausing sets the live subscriptions to end at period end at the processor, after the answer.
+  await eventually('the paused community to converge', async () => {
+    const subs = await world.creator.get<Array<{ status: string; cancel_at_period_end: boolean }>>(`/api/v1/subscriptions?community_id=${world.communities.run}&limit=100`);
+    return subs.every((x) => x.status === 'canceled' || x.cancel_at_period_end) ? true : undefined;
+  });
   say('Corre Comigo 5K paused: its members leave at the end of their period');
 
   await inboxDrained(world);

@@ -66,7 +66,8 @@ describe('the README', () => {
         // The demo's own sanity check passed (else it exits 1); its figures, seen through the API:
         expect(second.member_statuses).toMatchObject({ active: expect.any(Number), trial: 4, at_risk: expect.any(Number), churned: 7 });
         for (const n of Object.values(second.member_statuses)) expect(n).toBeGreaterThan(0);
-        expect(second.subscription_statuses).toMatchObject({ trialing: 4, past_due: 3, canceled: 7 });
+        // Leaving at period end: three who asked, and the four runners of the paused community.
+        expect(second.subscription_statuses).toMatchObject({ trialing: 4, past_due: 3, canceled: 7, cancel_at_period_end: 7 });
         expect(second.mrr_cents).toBeGreaterThan(0);
         expect(second.guide_sees_locked_post).toBe(true);
         expect(second.ledger_ok).toBe(true);

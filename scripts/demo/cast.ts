@@ -55,7 +55,8 @@ const INTERNATIONAL = [
 export function memberNames(rng: Rng, count: number): string[] {
   const names = new Set<string>(shuffled(rng, INTERNATIONAL).slice(0, Math.round(count / 6)));
   while (names.size < count) {
-    const last = rng() < 0.3 ? `${pick(rng, LAST)} ${pick(rng, LAST)}` : pick(rng, LAST);
+    const [a, b] = shuffled(rng, LAST);
+    const last = rng() < 0.3 ? `${a} ${b}` : a!;
     names.add(`${pick(rng, FIRST)} ${last}`);
   }
   return shuffled(rng, [...names]);

@@ -62,11 +62,13 @@ type Step = { at: number; what: string; run: () => Promise<void> };
 /** The processor side of the story: six months of joins, renewals, failed cards, cancellations and a refund. */
 export async function runHistory(w: World, members: Member[]): Promise<void> {
   const end = w.start + STORY_DAYS * DAY;
-  const hour = () => Math.floor(w.rng() * 12 + 8) * 3600;
+  // A time of day members act at: 08:00 to 20:00 in Brazil (UTC−3), on story day `day`.
+  const hour = () => (Math.floor(w.rng() * 12 + 8) + 3) * 3600 + Math.floor(w.rng() * 3600);
+  const dayAt = (day: number) => Math.floor((w.start + day * DAY) / DAY) * DAY + hour();
   const steps: Step[] = [];
   for (const m of members) {
     const { fate } = m.cast;
-    let joinAt = w.start + m.cast.joinDay * DAY + hour();
+    let joinAt = dayAt(m.cast.joinDay);
     if (fate.kind === 'past_due') {
       // Two months (and the trial) before a renewal that fell 2 to 5 days ago; the card fails the day before it.
       const renewal = end - (2 + Math.floor(w.rng() * 4)) * DAY;
@@ -79,13 +81,13 @@ export async function runHistory(w: World, members: Member[]): Promise<void> {
     }
     m.joinedAt = Math.min(joinAt, end - 3600);
     steps.push({ at: joinAt, what: 'joins', run: () => subscribe(w, m) });
-    if (fate.kind === 'churns_on_failed_payments') steps.push({ at: w.start + fate.failDay * DAY, what: 'card fails', run: () => failCard(w, m) });
+    if (fate.kind === 'churns_on_failed_payments') steps.push({ at: dayAt(fate.failDay), what: 'card fails', run: () => failCard(w, m) });
     if (fate.kind === 'cancels_at_period_end' || fate.kind === 'canceled_at_period_end_long_ago') {
-      steps.push({ at: w.start + fate.atDay * DAY + hour(), what: 'cancels', run: () => cancel(w, m, false) });
+      steps.push({ at: dayAt(fate.atDay), what: 'cancels', run: () => cancel(w, m, false) });
     }
     if (fate.kind === 'canceled_now') {
       steps.push({
-        at: w.start + fate.atDay * DAY + hour(),
+        at: dayAt(fate.atDay),
         what: 'leaves',
         run: async () => {
           if (fate.refund) await w.creator.post(`/api/v1/subscriptions/${await subscriptionOf(w, m)}/refund`, {});
