@@ -182,7 +182,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {
     names: ['TRIBES_URL'],
     default: '`http://127.0.0.1:3000`',
-    meaning: 'CLI only: the server the CLI talks to',
+    meaning: 'CLI and `npm run demo` only: the server they talk to (the demo defaults to `PORT` on 127.0.0.1)',
+  },
+  {
+    names: ['PROCESSOR_SIM_URL'],
+    default: '`http://127.0.0.1:12111`',
+    meaning: '`npm run demo` only: the processor simulator whose test helpers it drives (defaults to `PROCESSOR_SIM_HOST`:`PROCESSOR_SIM_PORT`)',
   },
   {
     names: ['TEST_DATABASE_URL'],

@@ -22,12 +22,13 @@ function variablesRead(file: string): string[] {
 }
 
 /**
- * What the code reads: every variable in src/ outside its tests, and the TEST_* variables the
+ * What the code reads: every variable in src/ and scripts/ outside tests, and the TEST_* variables the
  * test set-up reads (tests may set and restore others, such as TZ, which configure nothing).
  */
 function variablesTheCodeReads(): Set<string> {
   const names = new Set<string>();
-  for (const file of filesUnder(path.join(PROJECT_ROOT, 'src')).filter((f) => !f.endsWith('.test.ts'))) {
+  const shipped = [...filesUnder(path.join(PROJECT_ROOT, 'src')), ...filesUnder(path.join(PROJECT_ROOT, 'scripts'))];
+  for (const file of shipped.filter((f) => !f.endsWith('.test.ts'))) {
     for (const name of variablesRead(file)) names.add(name);
   }
   for (const file of filesUnder(path.join(PROJECT_ROOT, 'test'))) {
