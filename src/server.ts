@@ -1,9 +1,10 @@
+import path from 'node:path';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/open.js';
 import { seedExerciseCatalog } from './modules/exercises/seed.js';
 import { adminTokenFile, resolveAdminToken } from './http/admin-token.js';
-import { announce, originOf } from './http/banner.js';
+import { announce, originOf, startupLogger } from './http/banner.js';
 import { gracefulShutdown } from './http/shutdown.js';
 import { createProcessor, createStripeClient } from './processor/processor.js';
 import { startSimulator, type RunningSimulator } from './processor/simulator/index.js';
@@ -15,24 +16,25 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logFormat = chooseLogFormat(config.logFormat, process.stdout.isTTY === true);
   const logger = await createLogger({ level: config.logLevel, format: logFormat, colorize: process.stdout.isTTY === true });
-  const database = await openDatabase(config, logger);
+  const quiet = startupLogger(logger, logFormat);
+  const database = await openDatabase(config, quiet);
   // The exercise catalog's source of truth is code (catalog.data.ts): upserted on every start.
   await seedExerciseCatalog(database.db);
-  const adminToken = resolveAdminToken(config.adminToken, config.dataDir, logger);
+  const adminToken = resolveAdminToken(config.adminToken, config.dataDir, quiet);
 
   // The simulator runs in this process by default, on the same database (its own schema),
   // so `npm start` alone can take a member from checkout to payout.
   let simulator: RunningSimulator | undefined;
   const webhookSecrets = (config.processor.webhookSecret ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   if (config.processor.kind === 'simulator') {
-    const webhookSecret = resolveWebhookSecret(webhookSecrets[0], config.dataDir, logger);
+    const webhookSecret = resolveWebhookSecret(webhookSecrets[0], config.dataDir, quiet);
     if (webhookSecrets.length === 0) webhookSecrets.push(webhookSecret);
     simulator = await startSimulator({
       db: database.db,
       host: config.processor.simHost,
       port: config.processor.simPort,
       webhookSecret,
-      logger,
+      logger: quiet,
     });
   }
   const processor = createProcessor(createStripeClient(config.processor, simulator?.port));
@@ -41,7 +43,8 @@ async function main(): Promise<void> {
   await app.listen({ host: config.host, port: config.port });
   const origin = originOf(config.host, (app.server.address() as { port: number }).port);
   simulator?.setWebhookUrl(`${origin}/api/v1/webhooks/processor`);
-  announce({ origin, simulatorUrl: simulator?.url, adminTokenFile: config.adminToken ? undefined : adminTokenFile(config.dataDir) }, logFormat, logger);
+  const databaseAbout = database.kind === 'pglite' ? `embedded PGlite in ${path.join(config.dataDir, 'pglite')}` : 'PostgreSQL server (DATABASE_URL)';
+  announce({ origin, simulatorUrl: simulator?.url, adminTokenFile: config.adminToken ? undefined : adminTokenFile(config.dataDir), database: databaseAbout }, logFormat, logger);
 
   const closeBackends = async () => {
     await simulator?.close();

@@ -17,6 +17,8 @@ export interface StartupFacts {
   simulatorUrl: string | undefined;
   /** The file the admin token was read from or generated into; undefined when ADMIN_TOKEN gave it. */
   adminTokenFile: string | undefined;
+  /** Which database, e.g. "embedded PGlite in /srv/data/pglite (18 migrations applied)". */
+  database?: string;
 }
 
 /** What a newcomer needs first, as one structured log line's fields. */
@@ -38,9 +40,20 @@ export function bannerLines(facts: StartupFacts): string[] {
     ['API docs', fields.docs],
     ...(fields.processor_simulator ? [['Processor simulator', `${fields.processor_simulator} (Stripe-compatible; hosted checkout pages, test helpers)`] as [string, string]] : []),
     ['Admin token', facts.adminTokenFile ? `in ${facts.adminTokenFile} (the CLI reads it from there)` : 'from ADMIN_TOKEN'],
+    ...(facts.database ? [['Database', facts.database] as [string, string]] : []),
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   return ['', 'Tribes is ready.', ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`), ''];
+}
+
+/**
+ * The logger start-up work logs through. On a terminal at the default level the routine lines
+ * (migrations applied, where a token was generated, the simulator listening) are what the
+ * banner says anyway, so they are held back and the banner comes first; warnings and errors
+ * still show, and LOG_LEVEL=debug (or JSON) shows everything.
+ */
+export function startupLogger(logger: Logger, format: LogFormat): Logger {
+  return format === 'pretty' && logger.level === 'info' ? logger.child({}, { level: 'warn' }) : logger;
 }
 
 /**
