@@ -130,7 +130,7 @@ const COMMENTS = [
   'Que aula! Ajustei a pegada e senti muito mais o peitoral.',
   'Hoje bati meu recorde no agachamento 💪',
   'Dá pra fazer esse treino em casa com halteres?',
-  'Obrigada pelas dicas, Marina!',
+  'Obrigada pelas dicas!',
   'Great breakdown, thanks!',
   'Voltei depois das férias e já senti diferença.',
   'Alguém treina de manhã cedo também?',
@@ -154,11 +154,11 @@ export async function publishAndEngage(w: World, members: Member[]): Promise<{ p
       preview: 'O ajuste de pegada que mais aumentou o supino das alunas Elite.',
       media: [{ type: 'video', url: 'https://videos.tribes.app/demo/supino-ajuste-fino.mp4' }],
     }),
-    await post(w.communities.main, 'Gravação da live mensal de dúvidas: periodização e descanso.', { tier_min_id: t.eliteAnual, preview: 'A live de novembro, para quem é Elite.' }),
+    await post(w.communities.main, 'Gravação da live mensal de dúvidas: periodização e descanso.', { tier_min_id: t.eliteAnual, preview: 'A live deste mês, para quem é Elite.' }),
     await post(w.communities.main, 'Vamos escolher o próximo desafio!', {
       tier_min_id: t.essencial,
-      preview: 'Votação do desafio de dezembro.',
-      poll: { question: 'Qual desafio vocês querem em dezembro?', options: ['Volume total', 'Sequência de dias', 'Mais treinos de perna'], multiple_choice: false },
+      preview: 'Votação do desafio do mês que vem.',
+      poll: { question: 'Qual desafio vocês querem no mês que vem?', options: ['Volume total', 'Sequência de dias', 'Mais treinos de perna'], multiple_choice: false },
     }),
     await post(w.communities.run, 'Planilha da semana 1: três corridas leves de 20 minutos.', { tier_min_id: t.corredor, preview: 'Começamos devagar.' }),
   ];
