@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { freePort, readme, shellBlocks, walkthroughScript } from './readme-shell.js';
 
@@ -17,13 +18,14 @@ describe('the README', () => {
     expect(runnable.some((b) => /npm run (--silent )?demo/.test(b.code))).toBe(true);
   });
 
-  // The walkthrough runs on the embedded database whatever TEST_DATABASE_URL says, so CI's first
-  // pass (PGlite) covers it; the PostgreSQL pass would run the same thing again. How long the
-  // demo takes is measured, not asserted (the README quotes it; a timed test would flake).
-  it.skipIf(process.env.TEST_DATABASE_URL)(
+  // On the embedded database by default; with TEST_DATABASE_URL, the server runs on a database of
+  // its own on that PostgreSQL server (the server migrates `public`, so not the suite's schemas).
+  // How long the demo takes is measured, not asserted (the README quotes it; a timed test would flake).
+  it(
     'runs every runnable shell block against a started server, and a second demo makes an independent creator',
     async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribes-readme-'));
+      const database = await ownDatabase();
       const [port, simPort] = [await freePort(), await freePort()];
       const out = path.join(dataDir, 'second-demo.json');
       // After the walkthrough: a second demo, and the first creator's figures, unchanged by it.
@@ -46,8 +48,7 @@ describe('the README', () => {
             TRIBES_URL: `http://127.0.0.1:${port}`,
             PROCESSOR_SIM_URL: `http://127.0.0.1:${simPort}`,
             LOG_FORMAT: 'json',
-            // The walkthrough is the embedded default; the suite's PostgreSQL is for the other tests.
-            DATABASE_URL: '',
+            DATABASE_URL: database?.url ?? '',
             ADMIN_TOKEN: '',
           },
         });
@@ -77,9 +78,31 @@ describe('the README', () => {
         expect(second.workouts.prs).toBeGreaterThan(0);
       } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
+        await database?.drop();
         fs.rmSync('demo.env', { force: true });
       }
     },
     480_000,
   );
 });
+
+/** A throw-away database on TEST_DATABASE_URL's server, or undefined for the embedded one. */
+async function ownDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) return undefined;
+  const name = `tribes_readme_${Date.now()}_${process.pid}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  url.search = '';
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
+}
