@@ -11,9 +11,8 @@
  * Environment: TRIBES_URL, PROCESSOR_SIM_URL, ADMIN_TOKEN (else DATA_DIR/admin-token).
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import Stripe from 'stripe';
+import { adminTokenForClient } from '../src/http/admin-token.js';
 import { planCast, rngOf, STORY_DAYS } from './demo/cast.js';
 import { createChallenge, createPrograms, payoutsToday, publishAndEngage, train } from './demo/content.js';
 import { client, eventually } from './demo/http.js';
@@ -29,13 +28,6 @@ const seed = seedArg >= 0 ? Number(args[seedArg + 1]) : crypto.randomInt(2 ** 31
 const began = Date.now();
 const say = (line: string) => (asJson || asEnv ? process.stderr : process.stdout).write(`[${((Date.now() - began) / 1000).toFixed(1).padStart(5)}s] ${line}\n`);
 
-function adminToken(): string {
-  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
-  const file = path.join(process.env.DATA_DIR || 'data', 'admin-token');
-  if (!fs.existsSync(file)) throw new Error(`No ADMIN_TOKEN and no ${file}: start the server first (npm start), or set ADMIN_TOKEN / DATA_DIR as the server has them.`);
-  return fs.readFileSync(file, 'utf8').trim();
-}
-
 async function main(): Promise<void> {
   const apiBase = (process.env.TRIBES_URL || `http://127.0.0.1:${process.env.PORT || 3000}`).replace(/\/+$/, '');
   const simUrl = new URL(process.env.PROCESSOR_SIM_URL || `http://${process.env.PROCESSOR_SIM_HOST || '127.0.0.1'}:${process.env.PROCESSOR_SIM_PORT || 12111}`);
@@ -49,7 +41,7 @@ async function main(): Promise<void> {
   const rng = rngOf(seed);
   // E-mails and slugs must be new on every run, even with the same seed.
   const tag = `${seed.toString(36)}${crypto.randomBytes(2).toString('hex')}`;
-  const token = adminToken();
+  const token = adminTokenForClient(process.env);
   const admin = client(apiBase, token);
   say(`making a demo creator (seed ${seed}) at ${apiBase}`);
   const made = await createCreator(admin, sim, rng, tag);

@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { adminTokenForClient } from './http/admin-token.js';
 
 /**
  * The operator CLI: a thin client of the running server's admin API (the embedded database
@@ -23,12 +23,10 @@ Environment: TRIBES_URL (default http://127.0.0.1:3000), ADMIN_TOKEN (default: r
 class CliError extends Error {}
 
 function adminToken(env: NodeJS.ProcessEnv): string {
-  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
-  const file = path.join(path.resolve(env.DATA_DIR || './data'), 'admin-token');
   try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    throw new CliError(`No ADMIN_TOKEN set and ${file} is not readable; start the server once or set ADMIN_TOKEN.`);
+    return adminTokenForClient(env);
+  } catch (err) {
+    throw new CliError((err as Error).message);
   }
 }
 

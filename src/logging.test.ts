@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
-import { chooseLogFormat, createLogger } from './logging.js';
+import { chooseLogFormat, createLogger, startupLogger } from './logging.js';
 
 function capture() {
   const chunks: string[] = [];
@@ -49,5 +49,24 @@ describe('the logger', () => {
     (await createLogger({ level: 'info', format: 'json', destination })).info({ token: 'tribes_mt_secret' }, 'hello');
     const line = JSON.parse(chunks.join(''));
     expect(line).toMatchObject({ level: 30, msg: 'hello', token: '[Redacted]' });
+  });
+});
+
+describe('the start-up lines before the banner', () => {
+  it('are held back on a terminal at the default level, but not warnings, not at debug and never in JSON', async () => {
+    const lines = capture();
+    const seen = async (format: 'json' | 'pretty', level: string) => {
+      lines.chunks.length = 0;
+      const logger = await createLogger({ level, format, destination: lines.destination });
+      const quiet = startupLogger(logger, format);
+      quiet.child({ component: 'processor-sim' }).info('processor simulator listening');
+      quiet.warn('admin token file is world-readable');
+      return lines.chunks.join('');
+    };
+    const pretty = await seen('pretty', 'info');
+    expect(pretty).not.toContain('listening');
+    expect(pretty).toContain('world-readable');
+    expect(await seen('pretty', 'debug')).toContain('listening');
+    expect(await seen('json', 'info')).toContain('listening');
   });
 });

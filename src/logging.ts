@@ -42,3 +42,13 @@ export async function createLogger(options: LoggerOptions): Promise<Logger> {
   });
   return pino(settings, { write: (line: string) => destination.write(prettify(line)) });
 }
+
+/**
+ * The logger start-up work logs through. On a terminal at the default level the routine lines
+ * (migrations applied, where a token was generated, the simulator listening) are what the
+ * banner says anyway, so they are held back and the banner comes first; warnings and errors
+ * still show, and LOG_LEVEL=debug (or JSON) shows everything.
+ */
+export function startupLogger(logger: Logger, format: LogFormat): Logger {
+  return format === 'pretty' && logger.level === 'info' ? logger.child({}, { level: 'warn' }) : logger;
+}

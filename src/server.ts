@@ -4,12 +4,12 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db/open.js';
 import { seedExerciseCatalog } from './modules/exercises/seed.js';
 import { adminTokenFile, resolveAdminToken } from './http/admin-token.js';
-import { announce, originOf, startupLogger } from './http/banner.js';
+import { announce, originOf } from './http/banner.js';
 import { gracefulShutdown } from './http/shutdown.js';
 import { createProcessor, createStripeClient } from './processor/processor.js';
 import { startSimulator, type RunningSimulator } from './processor/simulator/index.js';
 import { resolveWebhookSecret } from './processor/webhook-secret.js';
-import { chooseLogFormat, createLogger } from './logging.js';
+import { chooseLogFormat, createLogger, startupLogger } from './logging.js';
 
 /** Start-up and graceful shutdown; everything else is built in app.ts. */
 async function main(): Promise<void> {

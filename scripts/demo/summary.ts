@@ -1,5 +1,4 @@
-import type { Member, World } from './story.js';
-import { memberClient } from './story.js';
+import { memberClient, type Member, type World } from './story.js';
 
 export interface DemoFacts {
   persona: { name: string; brand: string };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../logging.js';
-import { announce, bannerLines, originOf, startupLogger } from './banner.js';
+import { announce, bannerLines, originOf } from './banner.js';
 
 const simulated = { origin: 'http://127.0.0.1:3000', simulatorUrl: 'http://127.0.0.1:12111', adminTokenFile: '/srv/tribes/data/admin-token' };
 
@@ -50,24 +50,7 @@ describe('the start-up banner', () => {
   });
 });
 
-describe('the start-up lines before the banner', () => {
-  it('are held back on a terminal at the default level, but not warnings, not at debug and never in JSON', async () => {
-    const lines = capture();
-    const seen = async (format: 'json' | 'pretty', level: string) => {
-      lines.chunks.length = 0;
-      const logger = await createLogger({ level, format, destination: lines.out });
-      const quiet = startupLogger(logger, format);
-      quiet.child({ component: 'processor-sim' }).info('processor simulator listening');
-      quiet.warn('admin token file is world-readable');
-      return lines.chunks.join('');
-    };
-    const pretty = await seen('pretty', 'info');
-    expect(pretty).not.toContain('listening');
-    expect(pretty).toContain('world-readable');
-    expect(await seen('pretty', 'debug')).toContain('listening');
-    expect(await seen('json', 'info')).toContain('listening');
-  });
-
+describe('the banner, after the start-up lines it holds back', () => {
   it('are summed up by the banner: which database', () => {
     expect(bannerLines({ ...simulated, database: 'embedded PGlite in /srv/tribes/data/pglite' })).toContain('  Database             embedded PGlite in /srv/tribes/data/pglite');
   });

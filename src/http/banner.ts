@@ -47,16 +47,6 @@ export function bannerLines(facts: StartupFacts): string[] {
 }
 
 /**
- * The logger start-up work logs through. On a terminal at the default level the routine lines
- * (migrations applied, where a token was generated, the simulator listening) are what the
- * banner says anyway, so they are held back and the banner comes first; warnings and errors
- * still show, and LOG_LEVEL=debug (or JSON) shows everything.
- */
-export function startupLogger(logger: Logger, format: LogFormat): Logger {
-  return format === 'pretty' && logger.level === 'info' ? logger.child({}, { level: 'warn' }) : logger;
-}
-
-/**
  * Says where everything is once the API listens (before that, no address is certain: PORT=0
  * picks one). A terminal gets plain lines, a log collector one `tribes ready` line.
  */

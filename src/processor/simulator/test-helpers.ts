@@ -35,8 +35,11 @@ export function registerTestHelpers(app: FastifyInstance, core: Core): void {
   });
 
   // An account's own clock (store.ts readNow): started in the past while the account is fresh, then advanced.
+  /** 404s (as Stripe words it) unless `id` is an account. */
+  const anAccount = (id: string) => core.read('', (ctx) => getObject(ctx, id, 'account', { account: '', noun: 'account' }));
+
   app.get<{ Params: { id: string } }>('/v1/test_helpers/accounts/:id/clock', async (req) => {
-    await core.read('', (ctx) => getObject(ctx, req.params.id, 'account', { account: '', noun: 'account' }));
+    await anAccount(req.params.id);
     return { id: req.params.id, now: await core.now(req.params.id) };
   });
 
@@ -47,7 +50,7 @@ export function registerTestHelpers(app: FastifyInstance, core: Core): void {
 
   app.post<{ Params: { id: string } }>('/v1/test_helpers/accounts/:id/clock/advance', async (req) => {
     const seconds = bodyOf(req).reqInt('seconds', { min: 0 });
-    await core.read('', (ctx) => getObject(ctx, req.params.id, 'account', { account: '', noun: 'account' }));
+    await anAccount(req.params.id);
     const { now } = await advanceAccountClock(core, req.params.id, seconds);
     return { id: req.params.id, now };
   });
