@@ -12,6 +12,7 @@ import { randomBase62 } from '../src/http/auth.js';
 import { generateMemberToken } from '../src/modules/members/member-auth.js';
 import { createProcessor, createStripeClient, type Processor } from '../src/processor/processor.js';
 import { startSimulator, type RunningSimulator } from '../src/processor/simulator/index.js';
+import { checkEveryAnswer, contractOf } from './contract.js';
 import type Stripe from 'stripe';
 
 export const TEST_WEBHOOK_SECRET = 'whsec_test_secret';
@@ -84,6 +85,8 @@ export async function buildTestApp(
   });
   opts.beforeReady?.(app);
   await app.ready();
+  // Every answer a test receives is held to the served OpenAPI document (test/contract.ts).
+  checkEveryAnswer(app, () => contractOf(app));
   if (opts.webhooks) {
     // The simulator delivers events over HTTP, so this app listens on a free port.
     await app.listen({ host: '127.0.0.1', port: 0 });

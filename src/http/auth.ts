@@ -52,7 +52,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 export const unauthorized = (message: string) =>
-  new AppError('unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="tribes"' });
+  new AppError('unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer' });
 
 /** Compares secrets through their digests so neither length nor content leaks through timing. */
 export function safeEqual(a: string, b: string): boolean {

@@ -139,13 +139,17 @@ const RESPONSES = {
     headers: { 'Retry-After': headerRef('Retry-After'), ...RATE_LIMIT_HEADERS },
     content: errorContent,
   },
+  PayloadTooLarge: { headers: RATE_LIMIT_HEADERS, description: 'The body is over 1 MiB (`payload_too_large`).', content: errorContent },
+  UnsupportedMediaType: { headers: RATE_LIMIT_HEADERS, description: 'A body that is not `application/json` (`unsupported_media_type`).', content: errorContent },
+  UriTooLong: { headers: RATE_LIMIT_HEADERS, description: 'A path segment is longer than the router accepts (`uri_too_long`); every id in this API is a 36-character UUID.', content: errorContent },
   InternalError: { description: 'An unexpected failure (`internal_error`); the message never carries internals. Retry with the same Idempotency-Key.', content: errorContent },
 };
 
 /**
  * Applied once to the generated document: the explicit operation ids, the rate-limit headers on
  * every answer of a counted route, `Retry-After` on every 429, `WWW-Authenticate` on every 401,
- * and the shared 429 and 500 responses.
+ * the shared 429 and 500 responses, 413 and 415 wherever a body can be sent (a body the
+ * route does not take is still parsed, and refused, as JSON), and 414 on a path with an id.
  */
 export function finishDocument(doc: Document): void {
   // The audience of the listed server (OWASP API9 inventory): the public API, not an internal one.
@@ -162,6 +166,11 @@ export function finishDocument(doc: Document): void {
       // Every 429 is `rate_limited` with Retry-After (the general limit, sign-up's and login's alike).
       if (limited) responses['429'] = { $ref: '#/components/responses/TooManyRequests' };
       responses['500'] ??= { $ref: '#/components/responses/InternalError' };
+      if (method === 'post' || method === 'put' || method === 'patch' || method === 'delete') {
+        responses['413'] ??= { $ref: '#/components/responses/PayloadTooLarge' };
+        responses['415'] ??= { $ref: '#/components/responses/UnsupportedMediaType' };
+      }
+      if (path.includes('{')) responses['414'] ??= { $ref: '#/components/responses/UriTooLong' };
       for (const [status, response] of Object.entries(responses)) {
         if (response.$ref) continue;
         const headers = { ...response.headers };

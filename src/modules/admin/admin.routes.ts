@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminAuth } from '../../http/auth.js';
-import { authErrors, conflictError, IdParams, notFoundError, Ok } from '../../http/schemas.js';
+import { authErrors, conflictError, IdParams, notFoundError, Ok, processorError } from '../../http/schemas.js';
 import { ApiKey, CreateCreatorBody, CreatedApiKey, CreatedCreator, KeyIdParams } from './admin.schemas.js';
 import type { AdminService } from './admin.service.js';
 import { answerInTransaction } from '../../http/idempotency.js';
@@ -26,7 +26,7 @@ export function adminRoutes(service: AdminService, adminToken: string): FastifyP
           description:
             "Creates a creator and its first API key. The key is shown only in this response. E-mail is unique across creators (case-insensitive); a duplicate is 409 `email_taken`. With an `Idempotency-Key`, the creator id (and so the processor's key for the connected account) derives from it: a retry after any failure finds the account the first attempt opened, never a second one. Without one, a failed local write closes the account it opened.",
           body: CreateCreatorBody,
-          response: { 201: Ok(CreatedCreator), ...authErrors, ...conflictError('A creator with this e-mail exists.') },
+          response: { 201: Ok(CreatedCreator), ...authErrors, ...conflictError('A creator with this e-mail exists.'), ...processorError },
         },
       },
       async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createCreator(request.body, answerInTransaction(request, reply, withoutSecret)) }),
