@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { expect } from 'vitest';
 import { newId } from '../src/db/ids.js';
 import type { SubscriptionStatus } from '../src/db/types.js';
+import { requalifyParticipations } from '../src/modules/challenges/qualification.js';
 import { createMembershipRepo } from '../src/modules/subscriptions/membership.repo.js';
 import { createCommunity, createTier, json, uniq, type TestApp, type TestCreator } from './helpers.js';
 
@@ -28,9 +29,11 @@ export interface SubscriptionInput {
   billingPeriod?: 'monthly' | 'quarterly' | 'yearly';
   /** When a canceled subscription ended (the processor's time). */
   endedAt?: Date;
+  /** The service's clock at the change (challenge scoring stops at it); default now. */
+  at?: Date;
 }
 
-/** Writes a subscription (or, given `id`, changes it) as the mirror would, directory included. */
+/** Writes a subscription (or, given `id`, changes it) as the mirror would: directory, counters and challenge scoring included. */
 export async function mirrorSubscription(
   t: TestApp,
   creator: TestCreator,
@@ -67,6 +70,7 @@ export async function mirrorSubscription(
     }
     const repo = createMembershipRepo();
     await repo.recordChange(creator.id, id, trx);
+    await requalifyParticipations(creator.id, where.memberId, input.at ?? new Date(), trx);
     await repo.refresh(creator.id, where.memberId, where.communityId, trx);
     await t.app.metricsCounters.refresh(creator.id, where.memberId, trx);
   });

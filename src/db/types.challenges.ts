@@ -32,6 +32,8 @@ export interface ChallengeParticipantsTable {
   score: ColumnType<string, string | number | undefined, string | number>;
   reached_at: Date;
   days: string | null;
+  /** When the member's subscription stopped qualifying (migrations/0020); logs written since do not count. Null: scoring. */
+  scoring_stopped_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface ChallengeDayRanksTable {

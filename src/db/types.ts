@@ -117,7 +117,8 @@ export interface MembersTable {
   updated_at: Timestamp;
 }
 
-export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'canceled';
+/** As the processor says it (subscriptions/status.ts says which are live). */
+export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'canceled' | 'incomplete' | 'incomplete_expired' | 'unpaid' | 'paused';
 
 export interface SubscriptionsTable {
   id: string;
@@ -136,6 +137,8 @@ export interface SubscriptionsTable {
   processor_customer_id: string | null;
   trial_end: Date | null;
   ended_at: Date | null;
+  /** When the mirror first saw it in a not-live status other than canceled (migrations/0020). */
+  lapsed_at: Date | null;
   cancellation_reason: string | null;
   canceled_by_pause: Defaulted<boolean>;
   canceled_by_creator: Defaulted<boolean>;

@@ -199,10 +199,20 @@ export function createChallengesRepo(db: Executor) {
       return { rows, total: counted[0]!.n };
     },
 
-    /** Whether the member may see the challenge: they take part, or hold a live subscription to its community. */
-    async canSee(memberId: string, challenge: Pick<ChallengeRow, 'id' | 'community_id'>, trx: Executor = db) {
+    /** Whether the member holds a live subscription to the challenge's community. */
+    async holdsLive(memberId: string, challenge: Pick<ChallengeRow, 'community_id'>, trx: Executor = db) {
+      const { rows } = await sql<{ ok: boolean }>`select exists (select 1 from subscriptions
+        where member_id = ${memberId} and community_id = ${challenge.community_id} and status in (${LIVE})) as ok`.execute(trx);
+      return rows[0]!.ok;
+    },
+
+    /**
+     * Whether the member has anything to do with the challenge: they take part, or hold or held
+     * a subscription to its community, in any status. Anyone else is told it does not exist.
+     */
+    async isRelated(memberId: string, challenge: Pick<ChallengeRow, 'id' | 'community_id'>, trx: Executor = db) {
       const { rows } = await sql<{ ok: boolean }>`select exists (select 1 from challenge_participants where member_id = ${memberId} and challenge_id = ${challenge.id})
-        or exists (select 1 from subscriptions where member_id = ${memberId} and community_id = ${challenge.community_id} and status in (${LIVE})) as ok`.execute(trx);
+        or exists (select 1 from subscriptions where member_id = ${memberId} and community_id = ${challenge.community_id}) as ok`.execute(trx);
       return rows[0]!.ok;
     },
   };

@@ -129,15 +129,29 @@ export function createMemberChallengesService({ db, challenges, lockHistory, now
       refuseUnlessOpen(challenge, 'changes to who takes part');
       return inTransaction(db, answer, async (trx) => {
         if (await challenges.removeParticipant(challenge.creator_id, id, memberId, trx)) await challenges.countParticipant(id, -1, trx);
-        else if (!(await challenges.canSee(memberId, challenge, trx))) throw notYours();
+        else if (!(await challenges.holdsLive(memberId, challenge, trx))) throw (await challenges.isRelated(memberId, challenge, trx)) ? notYours() : notFound('Challenge');
         return reloaded(memberId, id, trx);
       });
     },
 
-    /** The creator's board, plus your own row wherever it falls. */
+    /**
+     * The creator's board, plus your own row wherever it falls: for members whose live tiers in
+     * the community meet the challenge's minimum (any live tier when it has none). Others who
+     * have to do with it (they take part, or hold or held a subscription there) get 403; anyone
+     * else 404, which names nothing.
+     */
     async leaderboard(memberId: string, id: string, query: PageQuery) {
       const challenge = await existing(id);
-      if (!(await challenges.canSee(memberId, challenge))) throw notYours();
+      const verdict = (await verdicts(memberId, [challenge], db)).get(id)!;
+      if (!verdict.ok) {
+        if (!(await challenges.isRelated(memberId, challenge))) throw notFound('Challenge');
+        throw new AppError(
+          'forbidden',
+          verdict.needed
+            ? `The board is open to members with a live subscription to the "${verdict.needed}" tier or a higher one in this community.`
+            : "The board is open to members with a live subscription to this community; subscribe to follow it.",
+        );
+      }
       const at = now();
       const [page, standings] = await Promise.all([board(challenges, challenge, query, at), challenges.standings(memberId, [id])]);
       const mine = standings.get(id);

@@ -276,7 +276,7 @@ describe('the member leaderboard', () => {
     expect((await board(members[2]!, '?limit=1&page=2')).data.rankings).toEqual([cher.data.rankings[1]]);
   });
 
-  it('shows me as null to a subscribed onlooker, 403 to a stranger and 404 for an unknown challenge', async () => {
+  it('shows me as null to a subscribed onlooker, 404 to a stranger with no relation to the community, as for an unknown challenge', async () => {
     clock = START;
     const creator = await createCreator(t);
     const place = await placeIn(t, creator);
@@ -290,8 +290,8 @@ describe('the member leaderboard', () => {
     expect(json(onlooker).data.rankings).toHaveLength(1);
     for (const stranger of [await createMember(t), await subscribedMember(t, creator, await placeIn(t, creator))]) {
       for (const res of [await asMember(stranger, 'GET', url), await leave(stranger, challenge.id)]) {
-        expect(res.statusCode).toBe(403);
-        expect(json(res).error.code).toBe('forbidden');
+        expect(res.statusCode).toBe(404);
+        expect(json(res).error.code).toBe('not_found');
       }
     }
     const unknown = await asMember(await createMember(t), 'GET', '/challenges/0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b/leaderboard');

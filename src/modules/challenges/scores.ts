@@ -12,8 +12,10 @@ import type { Executor } from '../../db/tx.js';
  *
  * scores.test.ts proves on the database that the two agree with a plain recomputation in
  * TypeScript on random histories. A log counts for a challenge when the member takes part,
- * the challenge is not canceled (canceled scores are frozen) and its performed_at is in
- * [starts_at, ends_at) — wherever it was logged (a personal log counts too).
+ * the challenge is not canceled (canceled scores are frozen), its performed_at is in
+ * [starts_at, ends_at) — wherever it was logged (a personal log counts too) — and it was
+ * written while the member's subscription qualified (before scoring_stopped_at, set by
+ * qualification.ts when it stops qualifying).
  *
  * - workouts_count: +1 per log.
  * - workouts_with_exercise: +1 per log with at least one set (warm-ups too) of the exercise.
@@ -50,7 +52,7 @@ export const SCORE_NEW_LOGS = `log_gains as (
   from written w join logs l on l.n = w.n join log_gains g on g.n = w.n
   join challenge_participants p on p.member_id = l.member_id
   join challenges c on c.id = p.challenge_id
-  where c.canceled_at is null and l.performed_at >= c.starts_at and l.performed_at < c.ends_at
+  where c.canceled_at is null and p.scoring_stopped_at is null and l.performed_at >= c.starts_at and l.performed_at < c.ends_at
 ), scored as (
   update challenge_participants p set
     score = case when f.metric = 'streak_days' then longest_run(set_bit(p.days, f.day, 1)) else p.score + f.gain end,
@@ -71,7 +73,7 @@ export const SCORE_NEW_LOGS = `log_gains as (
 export function recomputed(where: RawBuilder<unknown>, cutoff: Date | null) {
   return sql`
     with target as (
-      select p.challenge_id, p.member_id, p.joined_at, c.metric, c.exercise_id, c.starts_at, c.ends_at,
+      select p.challenge_id, p.member_id, p.joined_at, p.scoring_stopped_at, c.metric, c.exercise_id, c.starts_at, c.ends_at,
              (c.starts_at at time zone 'UTC')::date as first_day,
              ${sql.raw(dayIn("c.ends_at - interval '1 microsecond'", 'c.starts_at'))} + 1 as day_count
       from challenge_participants p join challenges c on c.id = p.challenge_id
@@ -84,6 +86,7 @@ export function recomputed(where: RawBuilder<unknown>, cutoff: Date | null) {
       from target t
       left join workout_logs l on l.member_id = t.member_id and l.performed_at >= t.starts_at and l.performed_at < t.ends_at
         and (${cutoff}::timestamptz is null or l.created_at < ${cutoff}::timestamptz)
+        and (t.scoring_stopped_at is null or l.created_at < t.scoring_stopped_at)
       left join lateral (
         select case t.metric
                  when 'workouts_count' then 1

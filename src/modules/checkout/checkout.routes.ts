@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { conflictError, errorResponse, Int64, notFoundError, Ok, OkList, PaginationQuery, ProcessorId, Timestamp, Uuid } from '../../http/schemas.js';
 import { COMMUNITY_NAME_MAX } from '../communities/communities.schemas.js';
 import { TIER_NAME_MAX } from '../tiers/tiers.schemas.js';
+import { STATUS_MEANINGS, SUBSCRIPTION_STATUSES } from '../subscriptions/status.js';
 import { memberOf } from '../members/member-auth.js';
 import { memberAuthErrors, memberSecurity } from '../members/members.schemas.js';
 import type { CheckoutService } from './checkout.service.js';
@@ -24,7 +25,7 @@ const MemberSubscription = Type.Object({
   community_name: Type.String({ maxLength: COMMUNITY_NAME_MAX }),
   tier_id: Uuid,
   tier_name: Type.String({ maxLength: TIER_NAME_MAX }),
-  status: Type.String({ enum: ['trialing', 'active', 'past_due', 'canceled'] }),
+  status: Type.String({ enum: [...SUBSCRIPTION_STATUSES], description: STATUS_MEANINGS }),
   price_cents: Int64(),
   billing_period: Type.String({ enum: ['monthly', 'quarterly', 'yearly'] }),
   current_period_end: Type.Union([Timestamp, Type.Null()]),

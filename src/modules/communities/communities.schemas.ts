@@ -37,10 +37,10 @@ export const Community = Type.Object(
     status: Type.Union([Type.Literal('active'), Type.Literal('paused')], {
       description: '`paused` after DELETE: hidden from discovery, no new subscriptions. `POST /communities/{id}/resume` reactivates it.',
     }),
-    members_count: Int64({ description: 'Distinct members holding a live (trialing, active or past_due) subscription here.' }),
+    members_count: Int64({ description: 'Distinct members holding a live (trialing, active or past_due) subscription here; `incomplete`, `unpaid` and `paused` ones give no access and do not count.' }),
     active_subscribers: Int64({ description: 'Subscriptions in status `active` (including those set to cancel at period end).' }),
     mrr_cents: Int64({
-      description: 'Monthly recurring revenue: each active or past_due subscription at its billed price, normalised to a month (quarterly / 3, yearly / 12) and rounded half up, summed. Trials are not MRR.',
+      description: 'Monthly recurring revenue: each active or past_due subscription at its billed price, normalised to a month (quarterly / 3, yearly / 12) and rounded half up, summed. Trials are not MRR, nor are `incomplete`, `unpaid` or `paused` subscriptions.',
     }),
     paused_at: Type.Union([Timestamp, Type.Null()]),
     created_at: Timestamp,

@@ -5,10 +5,11 @@ import { COMMUNITY_NAME_MAX } from '../communities/communities.schemas.js';
 import { EXERCISE_TEXT_MAX } from '../exercises/exercises.schemas.js';
 import { AVATAR_URL_MAX, EMAIL_MAX, MEMBER_NAME_MAX } from '../members/members.schemas.js';
 import { PROGRAM_NAME_MAX } from '../programs/programs.schemas.js';
+import { STATUS_MEANINGS, SUBSCRIPTION_STATUSES } from '../subscriptions/status.js';
 import { RefundStatus, Subscription } from '../subscriptions/subscriptions.schemas.js';
 import { TIER_NAME_MAX } from '../tiers/tiers.schemas.js';
 
-const SubscriptionStatus = Type.Union([Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled')]);
+const SubscriptionStatus = Type.Union(SUBSCRIPTION_STATUSES.map((s) => Type.Literal(s)), { description: STATUS_MEANINGS });
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export const MemberStatusValues = ['active', 'trial', 'at_risk', 'churned'] as const;
@@ -18,7 +19,7 @@ const MemberStatus = Type.Union(
   MemberStatusValues.map((v) => Type.Literal(v)),
   {
     description:
-      "DESIGN §7, the first rule that holds: `churned` = every subscription canceled; `trial` = a trialing one and no active one; `at_risk` = a past_due one, or an active one set to cancel at period end, or no activity for 14 days (counted from the last activity, or from the latest subscription's start when that is later, so a member who just joined is not at risk); `active` = the rest. Evaluated over the creator's communities, or within the community of `community_id` / `tier_id` when given; activity always counts across the creator's communities.",
+      "DESIGN §7, the first rule that holds: `churned` = no live subscription (every one canceled, or in a status that gives no access: `incomplete`, `incomplete_expired`, `unpaid`, `paused` — a member who stopped paying is churned unless another subscription is live); `trial` = a trialing one and no active one; `at_risk` = a past_due one, or an active one set to cancel at period end, or no activity for 14 days (counted from the last activity, or from the latest subscription's start when that is later, so a member who just joined is not at risk); `active` = the rest. Evaluated over the creator's communities, or within the community of `community_id` / `tier_id` when given; activity always counts across the creator's communities.",
   },
 );
 

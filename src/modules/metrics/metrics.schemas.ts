@@ -12,13 +12,13 @@ const metricsFields = {
   active_subscribers: Int64({
     minimum: 0,
     description:
-      'Members holding at least one subscription that pays: `active` (one set to cancel at period end included, until it ends) or `past_due` (the processor is still retrying) — the subscriptions in MRR, as Stripe counts subscribers. Each member once.',
+      'Members holding at least one subscription that pays: `active` (one set to cancel at period end included, until it ends) or `past_due` (the processor is still retrying) — the subscriptions in MRR, as Stripe counts subscribers. Each member once. Subscriptions the processor holds as `incomplete`, `incomplete_expired`, `unpaid` or `paused` give no access and do not count.',
   }),
   trialing: Int64({ minimum: 0, description: 'Members holding a `trialing` subscription and none that pays (so no one counts in both).' }),
   mrr_cents: Int64({
     minimum: 0,
     description:
-      'Monthly recurring revenue: every paying subscription (active, cancel at period end included, or past_due) at the price it is billed, normalised to a month (quarterly / 3, yearly / 12) and rounded half up per subscription, summed. Trials are not MRR. Gross: the 10 % platform fee is not deducted.',
+      'Monthly recurring revenue: every paying subscription (active, cancel at period end included, or past_due) at the price it is billed, normalised to a month (quarterly / 3, yearly / 12) and rounded half up per subscription, summed. Trials are not MRR, nor are `incomplete`, `unpaid` or `paused` subscriptions (nothing is being collected). Gross: the 10 % platform fee is not deducted.',
   }),
   this_month_revenue_cents: Int64({
     description:
@@ -26,7 +26,7 @@ const metricsFields = {
   }),
   platform_fee_pct: Type.Number({ description: 'The platform fee, in percent of each charge (10): you keep 90 %.' }),
   churn_rate_30d: Fraction(
-    'Subscriber churn over the last 30 days (Stripe’s definition): members whose last live subscription ended in the window and who hold none now, divided by the members live at the window’s start plus the members who became live in it (first subscriptions and members coming back), so it never exceeds 1. A window is (now − 30 days, now]: a subscription ending exactly 30 days ago is outside it.',
+    'Subscriber churn over the last 30 days (Stripe’s definition): members whose last live subscription ended in the window and who hold none now (live: `trialing`, `active`, `past_due`; a subscription that becomes `unpaid` or `paused` stops being live when the service learns it, one that starts `incomplete` never was), divided by the members live at the window’s start plus the members who became live in it (first subscriptions and members coming back), so it never exceeds 1. A window is (now − 30 days, now]: a subscription ending exactly 30 days ago is outside it.',
   ),
   engagement_rate_30d: Fraction(
     'Members holding a live subscription (paying or trialing) with activity in the last 30 days — a workout logged, a comment, kudos, a poll vote or a post view in your communities (recorded to within an hour) — divided by those members. Activity is kept per creator: in one community’s figures, a member of it active in another of your communities counts as engaged.',

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { compiledQueries } from '../../db/compiled.js';
 import type { Executor } from '../../db/tx.js';
 import type { SubscriptionStatus } from '../../db/types.js';
+import { LIVE_STATUSES } from './status.js';
 
 export interface SubscriptionFilter {
   communityId?: string;
@@ -83,7 +84,7 @@ export function createSubscriptionsRepo(db: Executor) {
         .select(['id', 'processor_subscription_id', 'cancel_at_period_end', 'canceled_by_pause', 'canceled_by_creator'])
         .where('creator_id', '=', creatorId)
         .where('community_id', '=', communityId)
-        .where('status', 'in', ['trialing', 'active', 'past_due'])
+        .where('status', 'in', LIVE_STATUSES)
         .where((eb) =>
           paused
             ? eb('cancel_at_period_end', '=', false)

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { STATUS_MEANINGS, SUBSCRIPTION_STATUSES } from './status.js';
 import { Currency, Int64, PaginationQuery, ProcessorId, Timestamp, Uuid } from '../../http/schemas.js';
 
 /** The cancel call's note, kept as sent. */
 const REASON_MAX = 500;
 
-const Status = Type.Union([Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled')]);
+export const Status = Type.Union(SUBSCRIPTION_STATUSES.map((s) => Type.Literal(s)));
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export const Subscription = Type.Object(
@@ -14,7 +15,7 @@ export const Subscription = Type.Object(
     tier_id: Uuid,
     member_id: Uuid,
     status: Type.Union(Status.anyOf, {
-      description: '`trialing` → `active` when the trial ends and the first charge succeeds; `past_due` after a failed renewal (retried 3, 5 and 7 days after the first failure); `canceled` after the last failed retry, at the end of a period set to cancel, or on immediate cancel.',
+      description: STATUS_MEANINGS,
     }),
     price_cents: Int64({ description: 'The price this subscription is billed at (it keeps its price when the tier changes price).' }),
     billing_period: Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('yearly')]),

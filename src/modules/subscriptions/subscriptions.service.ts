@@ -145,6 +145,7 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
     async cancel(creatorId: string, id: string, body: CancelBody, answer?: KeyedAnswer<Subscription>) {
       const sub = await load(creatorId, id);
       if (sub.status === 'canceled') throw new AppError('subscription_canceled', 'The subscription is already canceled.');
+      if (sub.status === 'incomplete_expired') throw new AppError('subscription_canceled', 'The subscription has ended: its first payment never succeeded.');
       const account = await accountOf(creatorId);
       const processorId = sub.processor_subscription_id ?? '';
       const key = answer?.processorKey('cancel');

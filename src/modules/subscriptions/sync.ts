@@ -6,8 +6,10 @@ import { newId } from '../../db/ids.js';
 import type { Executor } from '../../db/tx.js';
 import type { BillingPeriod, SubscriptionStatus } from '../../db/types.js';
 import type { Processor } from '../../processor/processor.js';
+import { requalifyParticipations } from '../challenges/qualification.js';
 import { createMetricsAggregates } from '../metrics/aggregates.js';
 import { createMembershipRepo } from './membership.repo.js';
+import { isLive, SUBSCRIPTION_STATUSES } from './status.js';
 
 /**
  * The subscription mirror. The service never trusts an event's payload for state it keeps:
@@ -21,16 +23,13 @@ export interface ProcessorRead {
   subscription: Stripe.Subscription;
 }
 
-const STATUS: Record<string, SubscriptionStatus> = {
-  trialing: 'trialing',
-  active: 'active',
-  past_due: 'past_due',
-  unpaid: 'past_due',
-  incomplete: 'past_due',
-  paused: 'past_due',
-  canceled: 'canceled',
-  incomplete_expired: 'canceled',
-};
+/**
+ * The processor's statuses are kept as they are (status.ts says which are live). One this
+ * mirror does not know gives no access: it is kept as `unpaid` (and logged) until a read says
+ * otherwise, rather than left open.
+ */
+const statusOf = (status: string): SubscriptionStatus | undefined =>
+  (SUBSCRIPTION_STATUSES as readonly string[]).includes(status) ? (status as SubscriptionStatus) : undefined;
 
 function billingPeriodOf(price: Stripe.Price): BillingPeriod | undefined {
   const r = price.recurring;
@@ -45,6 +44,7 @@ const toDate = (unix: number | null | undefined) => (unix ? new Date(unix * 1000
 export function createSubscriptionSync({ db, processor, logger, now }: { db: Db; processor: Processor; logger: Logger; now?: () => Date }) {
   const membership = createMembershipRepo();
   const aggregates = createMetricsAggregates({ now });
+  const clock = now ?? (() => new Date());
   async function nextSeq(): Promise<number> {
     const { rows } = await sql<{ seq: number }>`select nextval('processor_sync_seq')::bigint as seq`.execute(db);
     return Number(rows[0]!.seq);
@@ -85,9 +85,11 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
       logger.warn({ subscription: sub.id, account }, 'processor subscription does not map to a tier and member of ours; left alone');
       return undefined;
     }
+    const status = statusOf(sub.status) ?? 'unpaid';
+    if (!statusOf(sub.status)) logger.warn({ subscription: sub.id, status: sub.status }, 'unknown processor subscription status; mirrored as unpaid (no access)');
     const raw = sub as unknown as { current_period_start?: number; current_period_end?: number };
     const values = {
-      status: STATUS[sub.status] ?? 'past_due',
+      status,
       price_cents: price.unit_amount,
       billing_period: period,
       tier_id: tierPrice.tier_id,
@@ -99,6 +101,7 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
       ended_at: toDate(sub.ended_at),
       trial_end: toDate(sub.trial_end),
     };
+    const lapses = !isLive(status) && status !== 'canceled';
     // The mirror's writes of one processor subscription queue here until the writer commits.
     // Two events of a new subscription applied at once would otherwise both find no row: the
     // second's insert waits on the first's, turns into an update, and records the first's state
@@ -123,11 +126,19 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
         created_at: new Date(sub.created * 1000),
         synced_seq: seq,
         ...values,
+        // First seen not live (and not canceled): it never was.
+        lapsed_at: lapses ? new Date(sub.created * 1000) : null,
       })
       .onConflict((oc) =>
         oc
           .column('processor_subscription_id')
-          .doUpdateSet({ ...values, synced_seq: seq, updated_at: new Date() })
+          .doUpdateSet({
+            ...values,
+            // When it stopped being live, as first seen (migrations/0020); kept through a later cancellation.
+            lapsed_at: isLive(status) ? null : lapses ? sql<Date>`coalesce(subscriptions.lapsed_at, ${clock()})` : sql<Date | null>`subscriptions.lapsed_at`,
+            synced_seq: seq,
+            updated_at: new Date(),
+          })
           .where('subscriptions.synced_seq', '<', seq),
       )
       .returning('id')
@@ -148,6 +159,9 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
     // directory and the creator metrics' counters.
     if (written && changed) {
       await membership.recordChange(creator.id, id, trx);
+      // Before the directory and counters locks: it may take the member's history lock, which
+      // the logging statement takes before it touches the directory.
+      await requalifyParticipations(creator.id, member.member_id, clock(), trx);
       await membership.refresh(creator.id, member.member_id, tierPrice.community_id, trx);
       await aggregates.refresh(creator.id, member.member_id, trx);
     }

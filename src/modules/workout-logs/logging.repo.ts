@@ -35,6 +35,17 @@ import type { NewLog } from './workout-logs.repo.js';
 // from a generic plan.
 const LIVE = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
 
+/**
+ * Bumps the member's training version inside `trx` and so holds its row lock until the
+ * transaction ends: changes that replay history (deletion, a back-dated log, a challenge
+ * score recomputed) run one at a time per member, and a concurrent logging statement finds
+ * the version moved.
+ */
+export async function lockHistory(memberId: string, trx: Executor): Promise<void> {
+  await sql`insert into member_training as t (member_id, version) values (${memberId}, 1)
+    on conflict (member_id) do update set version = t.version + 1, updated_at = now()`.execute(trx);
+}
+
 const LOG_BATCH = `/*prepare:workout_log_batch*/
 with logs as (
   select l.n::int as n, l.id, l.member_id, l.workout_id, l.community_id, l.performed_at, l.created_at, l.valid
@@ -247,15 +258,8 @@ export function createLoggingRepo(db: Kysely<Database>, { maxInFlight = 2, maxBa
       }));
     },
 
-    /**
-     * Bumps the member's training version inside `trx` and so holds its row lock until the
-     * transaction ends: changes that replay history (deletion, a back-dated log) run one at
-     * a time per member, and a concurrent logging statement finds the version moved.
-     */
-    async lockHistory(memberId: string, trx: Executor) {
-      await sql`insert into member_training as t (member_id, version) values (${memberId}, 1)
-        on conflict (member_id) do update set version = t.version + 1, updated_at = now()`.execute(trx);
-    },
+    /** The member's training-history lock (lockHistory above). */
+    lockHistory,
   };
   // Logs that arrive together share one statement; one member's logs never share one.
   const combiner = createCombiner({ run: logWithAnswers, key: (i: LogItem) => i.log.member_id, maxBatch, maxInFlight, onBatch });

@@ -1,0 +1,61 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/tx.js';
+import { lockHistory } from '../workout-logs/logging.repo.js';
+import { createChallengesRepo } from './challenges.repo.js';
+import { tierVerdict } from './challenges.service.js';
+import { rescore } from './scores.js';
+
+/**
+ * Keeps a member's challenge participations in step with their subscriptions: the mirror
+ * calls this in the transaction that changes one of them (subscriptions/sync.ts). In each
+ * challenge of the creator that is neither canceled nor finished, a participant whose live
+ * tiers in its community no longer meet its minimum — the subscription ended, stopped being
+ * live (unpaid, paused, …) or moved to a tier below `tier_min_id` — stops scoring at `at`
+ * (challenge_participants.scoring_stopped_at: logs written from then on count nowhere, the
+ * score stays on the board as it stood). One who qualifies again scores again, from every log
+ * in the window, as at a join. Answers how many participations changed.
+ */
+export async function requalifyParticipations(creatorId: string, memberId: string, at: Date, trx: Executor): Promise<number> {
+  const rows = await trx
+    .selectFrom('challenge_participants as p')
+    .innerJoin('challenges as c', 'c.id', 'p.challenge_id')
+    .selectAll('c')
+    .select('p.scoring_stopped_at')
+    .where('p.member_id', '=', memberId)
+    .where('p.creator_id', '=', creatorId)
+    .where('c.canceled_at', 'is', null)
+    .where('c.ends_at', '>', at)
+    .execute();
+  if (rows.length === 0) return 0;
+  const repo = createChallengesRepo(trx);
+  const communityIds = [...new Set(rows.map((r) => r.community_id))];
+  const [tiers, held] = await Promise.all([repo.tiersOf(creatorId, communityIds, trx), repo.liveTiersOf(memberId, communityIds, trx)]);
+  const qualifies = (r: (typeof rows)[number]) =>
+    tierVerdict(
+      tiers.filter((t) => t.community_id === r.community_id),
+      held.filter((h) => h.community_id === r.community_id).map((h) => h.tier_id),
+      r.tier_min_id,
+    ).ok;
+  const stop = rows.filter((r) => r.scoring_stopped_at === null && !qualifies(r)).map((r) => r.id);
+  const resume = rows.filter((r) => r.scoring_stopped_at !== null && qualifies(r)).map((r) => r.id);
+  if (stop.length > 0) {
+    await trx
+      .updateTable('challenge_participants')
+      .set({ scoring_stopped_at: at })
+      .where('member_id', '=', memberId)
+      .where('challenge_id', 'in', stop)
+      .execute();
+  }
+  if (resume.length > 0) {
+    // A rescore replays the member's logs: under their history lock, as a join's does.
+    await lockHistory(memberId, trx);
+    await trx
+      .updateTable('challenge_participants')
+      .set({ scoring_stopped_at: null })
+      .where('member_id', '=', memberId)
+      .where('challenge_id', 'in', resume)
+      .execute();
+    await rescore(trx, sql`p.member_id = ${memberId} and p.challenge_id = any(${resume}::uuid[])`);
+  }
+  return stop.length + resume.length;
+}
