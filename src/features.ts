@@ -243,6 +243,13 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const foldActivity = () => runExclusive(database, METRICS_FOLD_LOCK_ID, () => aggregates.foldAll(db));
   if (config.metricsFoldIntervalMs > 0) tasks.run('metrics counters', () => runExclusive(database, METRICS_FOLD_LOCK_ID, () => aggregates.buildMissing(db)));
   const stopFolding = config.metricsFoldIntervalMs > 0 ? every(config.metricsFoldIntervalMs, foldActivity, logger, 'metrics activity fold') : async () => {};
+  // Automatic previews a rule change left stale (migration 0019), recomputed once in the
+  // background (reads compute them meanwhile); a shutdown stops the pass between batches.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  tasks.run('post previews', () => posts.refreshStalePreviews(() => closing));
   app.addHook('onClose', async () => {
     await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking(), stopHistory(), stopFolding()]);
     await tasks.idle();

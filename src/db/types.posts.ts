@@ -15,7 +15,9 @@ export interface PostsTable {
   content: string;
   content_html: string;
   preview: string | null;
-  preview_auto: string;
+  /** The automatic preview (null: none, the text is under 60 characters); recomputed when stale (0019). */
+  preview_auto: string | null;
+  preview_auto_stale: Generated<boolean>;
   tier_min_id: string | null;
   media: ColumnType<MediaItem[], string, string>;
   pinned: Generated<boolean>;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { characterCount, COMMENT_MAX, HTML_NESTING_MAX, isBlank, POST_CONTENT_MAX, previewOf, renderMarkdown } from './content.js';
+import { characterCount, COMMENT_MAX, excerptOf, HTML_NESTING_MAX, isBlank, plainTextOf, POST_CONTENT_MAX, previewOf, renderMarkdown } from './content.js';
 
 const ALLOWED_TAGS = new Set(['p', 'br', 'hr', 'strong', 'em', 's', 'del', 'a', 'ul', 'ol', 'li', 'blockquote', 'code', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 const LINK = /^<a href="(?:https?:\/\/|mailto:)[^"\s]*" rel="nofollow noopener noreferrer ugc" target="_blank">$/;
@@ -188,72 +188,125 @@ describe('markdown rendering', () => {
   });
 });
 
-describe('preview', () => {
+describe('plain text and excerpts', () => {
   it('keeps the words of markdown and drops its syntax', () => {
-    expect(previewOf('# Week 3\n\n**Heavy** day: _squats_ and ~~rest~~.\n\n> Go slow\n\n- warm up\n- 5×5')).toBe('Week 3 Heavy day: squats and rest. Go slow warm up 5×5');
+    expect(plainTextOf('# Week 3\n\n**Heavy** day: _squats_ and ~~rest~~.\n\n> Go slow\n\n- warm up\n- 5×5')).toBe('Week 3 Heavy day: squats and rest. Go slow warm up 5×5');
   });
 
   it('keeps a link label and drops its URL', () => {
-    expect(previewOf('See [my plan](https://example.com/secret-plan) today')).toBe('See my plan today');
+    expect(plainTextOf('See [my plan](https://example.com/secret-plan) today')).toBe('See my plan today');
   });
 
   it('keeps a bare URL the creator typed as text', () => {
-    expect(previewOf('Join at https://example.com/live now')).toBe('Join at https://example.com/live now');
+    expect(plainTextOf('Join at https://example.com/live now')).toBe('Join at https://example.com/live now');
   });
 
   it('decodes entities and keeps raw HTML as plain text', () => {
-    expect(previewOf('Fish &amp; chips &lt;3 <b>x</b> &#x1F600;')).toBe('Fish & chips <3 <b>x</b> 😀');
+    expect(plainTextOf('Fish &amp; chips &lt;3 <b>x</b> &#x1F600;')).toBe('Fish & chips <3 <b>x</b> 😀');
   });
 
   it('keeps the text of code spans and code blocks', () => {
-    expect(previewOf('Run `npm test`:\n\n```\nok  done\n```')).toBe('Run npm test: ok done');
+    expect(plainTextOf('Run `npm test`:\n\n```\nok  done\n```')).toBe('Run npm test: ok done');
   });
 
   it('leaves short content whole, with whitespace collapsed and NFC applied', () => {
-    expect(previewOf('  Hello\u00a0  world\n\nagain\tcafe\u0301  ')).toBe('Hello world again caf\u00e9');
-    expect(previewOf('')).toBe('');
+    expect(excerptOf('  Hello\u00a0  world\n\nagain\tcafe\u0301  ', 140)).toBe('Hello world again caf\u00e9');
+    expect(excerptOf('', 140)).toBe('');
   });
 
   it('cuts long content at a word boundary and marks the cut with an ellipsis within max', () => {
     const words = 'lift '.repeat(60).trim();
-    const preview = previewOf(words);
-    expect(preview.endsWith('lift…')).toBe(true);
-    expect(characterCount(preview)).toBeLessThanOrEqual(140);
-    expect(characterCount(preview)).toBeGreaterThan(140 - 30);
-    expect(words.startsWith(preview.slice(0, -1))).toBe(true);
+    const excerpt = excerptOf(words, 140);
+    expect(excerpt.endsWith('lift…')).toBe(true);
+    expect(characterCount(excerpt)).toBeLessThanOrEqual(140);
+    expect(characterCount(excerpt)).toBeGreaterThan(140 - 30);
+    expect(words.startsWith(excerpt.slice(0, -1))).toBe(true);
   });
 
   it('keeps a word that ends exactly at the cut', () => {
     // 139 characters of words then a space: all of them fit before the ellipsis.
     const text = `${'abcdefghij '.repeat(12)}abcdefg more words here`;
-    expect(previewOf(text)).toBe(`${'abcdefghij '.repeat(12)}abcdefg…`);
+    expect(excerptOf(text, 140)).toBe(`${'abcdefghij '.repeat(12)}abcdefg…`);
   });
 
   it('cuts inside a word when no space is near the cut', () => {
-    const preview = previewOf(`short ${'x'.repeat(300)}`);
-    expect(preview).toBe(`short ${'x'.repeat(133)}…`);
+    expect(excerptOf(`short ${'x'.repeat(300)}`, 140)).toBe(`short ${'x'.repeat(133)}…`);
   });
 
   it('respects max in code points with emoji and never splits a flag', () => {
-    expect(previewOf('😀'.repeat(300))).toBe(`${'😀'.repeat(139)}…`);
-    expect(previewOf(`${'a'.repeat(138)}🇫🇷${'a'.repeat(10)}`)).toBe(`${'a'.repeat(138)}…`);
-    expect(characterCount(previewOf('😀 '.repeat(200)))).toBeLessThanOrEqual(140);
+    expect(excerptOf('😀'.repeat(300), 140)).toBe(`${'😀'.repeat(139)}…`);
+    expect(excerptOf(`${'a'.repeat(138)}🇫🇷${'a'.repeat(10)}`, 140)).toBe(`${'a'.repeat(138)}…`);
+    expect(characterCount(excerptOf('😀 '.repeat(200), 140))).toBeLessThanOrEqual(140);
   });
 
   it('honours a smaller max', () => {
-    expect(previewOf('one two three four', 10)).toBe('one two…');
-    expect(previewOf('one two three four', 1)).toBe('…');
-    expect(previewOf('one two three four', 0)).toBe('');
+    expect(excerptOf('one two three four', 10)).toBe('one two…');
+    expect(excerptOf('one two three four', 1)).toBe('…');
+    expect(excerptOf('one two three four', 0)).toBe('');
   });
 
   it('never exceeds max code points, whatever the content', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.integer({ min: 0, max: 200 }), (content, max) => {
-        const preview = previewOf(content, max);
-        expect(characterCount(preview)).toBeLessThanOrEqual(max);
-        expect(preview).toBe(preview.trim());
+        const excerpt = excerptOf(content, max);
+        expect(characterCount(excerpt)).toBeLessThanOrEqual(max);
+        expect(excerpt).toBe(excerpt.trim());
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+/** Markdown-ish text: words, some of them bold, linked or in code, in paragraphs and lists. */
+const markdownish = fc
+  .array(
+    fc.tuple(
+      fc.oneof(fc.stringMatching(/^[a-zà-ÿ]{1,12}$/), fc.constantFrom('😀', '🇫🇷', 'e\u0301', '&amp;', '5×5', 'x'.repeat(40))),
+      fc.constantFrom('', '', '', '**', '_', '`', 'link'),
+      fc.constantFrom(' ', ' ', ' ', '\n', '\n\n', '\n- ', '. '),
+    ),
+    { maxLength: 120 },
+  )
+  .map((parts) => parts.map(([word, mark, gap]) => (mark === 'link' ? `[${word}](https://example.com/${word.length})` : `${mark}${word}${mark}`) + gap).join(''));
+
+describe('the automatic preview of a locked post', () => {
+  it('gives no preview of a post under 60 characters of text, however it is written', () => {
+    expect(previewOf('Gold only: my full deload week, day by day, set by set.')).toBeNull();
+    expect(previewOf(`**${'Short'}** [but linked](https://example.com/${'a'.repeat(200)})`)).toBeNull();
+    expect(previewOf('😀'.repeat(59))).toBeNull();
+  });
+
+  it('keeps at most the first third of a 90-character post, cut at a word', () => {
+    const post = 'Gold only: the exact macros I ate every day of my twelve week cut, with the shopping list.';
+    expect(characterCount(post)).toBe(90);
+    expect(previewOf(post)).toBe('Gold only: the exact macros I…');
+  });
+
+  it('keeps at most 140 characters of a long post, cut at a word', () => {
+    const post = `${'Sprint intervals build speed and resilience. '.repeat(20)}`;
+    const preview = previewOf(post)!;
+    expect(characterCount(preview)).toBeLessThanOrEqual(140);
+    expect(characterCount(preview)).toBeGreaterThan(110);
+    expect(preview).toMatch(/^Sprint intervals build speed and resilience\. .*[a-z.]…$/);
+  });
+
+  it('never holds more than a third of the text, nor 140 characters, nor the whole text, and starts the text', () => {
+    fc.assert(
+      fc.property(markdownish, (content) => {
+        const text = plainTextOf(content);
+        const n = characterCount(text);
+        const preview = previewOf(content);
+        if (n < 60) {
+          expect(preview).toBeNull();
+          return;
+        }
+        expect(preview).not.toBeNull();
+        expect(characterCount(preview!)).toBeLessThanOrEqual(Math.min(140, Math.floor(n / 3)));
+        expect(preview!.endsWith('…')).toBe(true);
+        expect(text.startsWith(preview!.slice(0, -1))).toBe(true);
+        expect(preview).not.toContain(text);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -104,8 +104,33 @@ export function renderMarkdown(content: string): string {
   return sanitizeHtml(markdown.render(content.normalize('NFC')), sanitizeOptions);
 }
 
-// Long enough for a sentence or two of a locked post, short enough for a feed card.
-const AUTO_PREVIEW_MAX = 140;
+/**
+ * The most a post's HTML may weigh, in UTF-8 bytes. Rendering multiplies what links write out:
+ * a link's address is written in full for every use of a reference link, twice for a bare URL,
+ * and percent-encoded (an emoji becomes 12 characters), so a 4,000-character post of
+ * reference links rendered to over 4 MB, and a feed page of them to hundreds. A post over the
+ * bound is refused with a reason (posts.service), never cut: cutting would change what the
+ * creator wrote without telling them. Real posts stay far below it (a post of 40 links of
+ * 100-character addresses renders to ~15 KB); only link-stuffed or 20-deep quote towers reach it.
+ */
+export const CONTENT_HTML_MAX = 65_536;
+
+/** Why rendered HTML is refused, in words its author can act on; undefined when it fits. */
+export function renderedSizeProblem(html: string): string | undefined {
+  const bytes = Buffer.byteLength(html);
+  if (bytes <= CONTENT_HTML_MAX) return undefined;
+  return (
+    `renders to ${bytes.toLocaleString('en')} bytes of HTML, more than the ${CONTENT_HTML_MAX.toLocaleString('en')} (64 KB) a post may take. ` +
+    'Links weigh the most: every use of a reference link and every bare URL writes its whole address out again. Use fewer links or shorter addresses.'
+  );
+}
+
+/** The automatic preview: at most this many characters ... */
+export const AUTO_PREVIEW_MAX = 140;
+/** ... and at most this share of the post's text, so a short post is never given away whole ... */
+const AUTO_PREVIEW_SHARE = 3;
+/** ... and none at all for a text shorter than this: a third of it would say nothing. */
+export const AUTO_PREVIEW_MIN_TEXT = 60;
 
 // How far back from the cut a space is looked for: further back, a long word is cut instead
 // of dropping most of the preview.
@@ -153,14 +178,35 @@ function truncate(text: string, max: number): string {
 }
 
 /**
- * A locked post's plain-text preview: what its markdown says without markup, whitespace
- * collapsed, at most `max` code points. Plain text, not HTML: '<' and '&' are themselves,
- * and the client escapes them like any other text.
+ * What a post's markdown says without markup, whitespace collapsed: the text a reader reads.
+ * Plain text, not HTML: '<' and '&' are themselves, and the client escapes them like any
+ * other text.
  */
-export function previewOf(content: string, max = AUTO_PREVIEW_MAX): string {
+export function plainTextOf(content: string): string {
   const parts: string[] = [];
   collectText(markdown.parse(content.normalize('NFC'), {}), parts);
   // Entities can decode to non-NFC text, hence the second normalisation.
-  const text = parts.join('').normalize('NFC').replace(/\s+/gu, ' ').trim();
-  return truncate(text, max);
+  return parts.join('').normalize('NFC').replace(/\s+/gu, ' ').trim();
+}
+
+/** The plain text of the content, at most `max` code points, cut at a word (see truncate). */
+export function excerptOf(content: string, max: number): string {
+  return truncate(plainTextOf(content), max);
+}
+
+/**
+ * A locked post's automatic preview (DESIGN §5), used when the creator set none: at most the
+ * first third of the post's text and at most AUTO_PREVIEW_MAX characters, cut at a word and
+ * marked with '…' within that budget, so it never holds the whole text nor more than a third
+ * of it; null (no preview, only the call to upgrade) for a text under AUTO_PREVIEW_MIN_TEXT
+ * characters. Ghost gave members-only posts away through their excerpt the same way until it
+ * built excerpts only from what the author made public (its pull request 12670).
+ */
+export function previewOf(content: string): string | null {
+  const text = plainTextOf(content);
+  const length = characterCount(text);
+  if (length < AUTO_PREVIEW_MIN_TEXT) return null;
+  const preview = truncate(text, Math.min(AUTO_PREVIEW_MAX, Math.floor(length / AUTO_PREVIEW_SHARE)));
+  // A budget of 20+ characters always keeps a word or part of one, but say what happens if not.
+  return preview === '' || preview === '…' ? null : preview;
 }

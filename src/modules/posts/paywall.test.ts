@@ -227,7 +227,7 @@ describe('what a locked post offers instead', () => {
     expect(await offer(proPost.id)).toEqual(none);
   });
 
-  it("shows the creator's own preview instead of the automatic one, and the automatic one again once it is set to null", async () => {
+  it("shows the creator's own preview instead of the automatic one, and none once it is set to null on a post too short for one", async () => {
     const creator = await createCreator(t);
     const { communityId, tiers } = await tiered(creator, [['Basic', 1000, 'monthly'], ['Pro', 2000, 'monthly']]);
     const member = await subscribedMember(t, creator, { communityId, tierId: tiers.Basic! });
@@ -236,20 +236,21 @@ describe('what a locked post offers instead', () => {
     expect(view.preview).toBe('What I eat on a cut, macro by macro');
     expect(JSON.stringify(view)).not.toContain('meal plan');
     expect((await patchPost(t, creator, post.id, { preview: null })).statusCode).toBe(200);
-    expect((await seenBy(t, member, communityId, post.id)).preview).toBe('My full meal plan for the cut');
+    expect((await seenBy(t, member, communityId, post.id)).preview).toBeNull();
   });
 
-  it('derives the automatic preview as plain text without markdown syntax, cut near 140 characters', async () => {
+  it('derives the automatic preview as plain text without markdown syntax, cut at a word to a third of the text and at most 140 characters', async () => {
     const creator = await createCreator(t);
     const { communityId, tiers } = await tiered(creator, [['Basic', 1000, 'monthly'], ['Pro', 2000, 'monthly']]);
     const member = await subscribedMember(t, creator, { communityId, tierId: tiers.Basic! });
     const content = '# Leg day\n\n**Squat** 5x5, then _lunges_ with a [form video](https://example.com/form) and `tempo 3-1-1`.\n\n- warm up\n- > stay *tight*\n\n~~no excuses~~';
     const post = await createPost(t, creator, { community_id: communityId, tier_min_id: tiers.Pro, content });
     const { preview } = await seenBy(t, member, communityId, post.id);
-    expect(preview).toBe('Leg day Squat 5x5, then lunges with a form video and tempo 3-1-1. warm up stay tight no excuses');
+    // The text is 'Leg day Squat 5x5, then lunges with a form video and tempo 3-1-1. warm up stay tight no excuses': 95 characters, a third is 31.
+    expect(preview).toBe('Leg day Squat 5x5, then lunges…');
     for (const syntax of ['#', '*', '_', '`', '[', '](', '>', '~~', 'https://example.com/form', '<']) expect(preview, syntax).not.toContain(syntax);
 
-    const long = await createPost(t, creator, { community_id: communityId, tier_min_id: tiers.Pro, content: `**${'Sprint intervals build speed. '.repeat(12).trim()}**` });
+    const long = await createPost(t, creator, { community_id: communityId, tier_min_id: tiers.Pro, content: `**${'Sprint intervals build speed. '.repeat(20).trim()}**` });
     const cut = (await seenBy(t, member, communityId, long.id)).preview as string;
     expect([...cut].length).toBeLessThanOrEqual(140);
     expect([...cut].length).toBeGreaterThan(110);

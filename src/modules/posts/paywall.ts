@@ -1,6 +1,7 @@
 import { iso } from '../../db/tx.js';
 import { AppError } from '../../http/errors.js';
 import { cheapestMeeting, meetsMinimum, rankTiers, type RankableTier } from '../tiers/tier-order.js';
+import { previewOf } from './content.js';
 import { countsOf, pollOf, type PostRow } from './present.js';
 
 /**
@@ -9,7 +10,8 @@ import { countsOf, pollOf, type PostRow } from './present.js';
  * path that returns a post or part of one (feed, get, comments, kudos, poll votes) goes
  * through `verdictOf` — directly or via `presentToMember` / `requireFull` — so no route can
  * forget the rule. A locked post is built field by field from an allow-list, never by
- * copying the post and deleting what must not leak.
+ * copying the post and deleting what must not leak, and what it says of the post is
+ * `teaserOf`: only what the creator made public.
  */
 
 export interface AccessTier extends RankableTier {
@@ -46,6 +48,20 @@ export function requireFull(post: Pick<PostRow, 'tier_min_id'>, access: Communit
   throw new AppError('forbidden', `This post is for members of the "${v.needed?.name ?? 'required'}" tier or higher.${offer}`);
 }
 
+/**
+ * What a member without access reads of a post: the creator's own preview as written, else
+ * the automatic one (content.ts previewOf: at most a third of the text and 140 characters,
+ * none under 60), else nothing. The automatic preview is stored when the post is written;
+ * posts stored under the earlier rule (up to 140 characters of any post, so a short post
+ * whole) had it cleared and flagged stale by migrations/0019, and until the start-up
+ * backfill (posts.service refreshStalePreviews) recomputes them it is computed here from the
+ * content (~0.4 ms for 4,000 characters), so no path ever serves the old one.
+ */
+export function teaserOf(p: Pick<PostRow, 'content' | 'preview' | 'preview_auto' | 'preview_auto_stale'>): string | null {
+  if (p.preview !== null) return p.preview;
+  return p.preview_auto_stale ? previewOf(p.content) : p.preview_auto;
+}
+
 /** What only a member who reads the post sees of themselves: their kudos and poll choices. */
 export interface OwnEngagement {
   kudoed: boolean;
@@ -71,7 +87,7 @@ export function presentToMember(p: PostRow, access: CommunityAccess, own: OwnEng
   return {
     ...common,
     locked: true as const,
-    preview: p.preview ?? p.preview_auto,
+    preview: teaserOf(p),
     tier_min_id: p.tier_min_id!,
     upgrade_tier_id: v.upgrade?.id ?? null,
     upgrade_tier_name: v.upgrade?.name ?? null,

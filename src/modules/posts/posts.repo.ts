@@ -11,7 +11,8 @@ export interface PostWrite {
   content: string;
   content_html: string;
   preview: string | null;
-  preview_auto: string;
+  /** Computed by the current rule (content.ts previewOf): writing it clears the stale flag. */
+  preview_auto: string | null;
   tier_min_id: string | null;
   media: MediaItem[];
   pinned: boolean;
@@ -49,7 +50,7 @@ const FEED_ORDER = sql`p.pinned desc, p.created_at desc, p.id desc`;
  * A post with its counts: `select ${POST_COLUMNS} from posts p join post_counts pc ...`.
  * Named, not `p.*`: the member reads are prepared statements (db/prepared.ts).
  */
-const POST_COLUMNS = sql`p.id, p.creator_id, p.community_id, p.content, p.content_html, p.preview, p.preview_auto, p.tier_min_id, p.media,
+const POST_COLUMNS = sql`p.id, p.creator_id, p.community_id, p.content, p.content_html, p.preview, p.preview_auto, p.preview_auto_stale, p.tier_min_id, p.media,
   p.pinned, p.poll_question, p.poll_options, p.poll_multiple, p.poll_closes_at, p.created_at, p.updated_at, p.deleted_at,
   pc.kudos_count, pc.comments_count, pc.views_count, pc.poll_votes, pc.poll_voters`;
 
@@ -93,7 +94,7 @@ export function createPostsRepo(db: Db) {
       const { at, media, resetVotes, ...fields } = row;
       await trx
         .updateTable('posts')
-        .set({ ...fields, media: JSON.stringify(media), updated_at: at })
+        .set({ ...fields, preview_auto_stale: false, media: JSON.stringify(media), updated_at: at })
         .where('creator_id', '=', creatorId)
         .where('id', '=', id)
         .execute();
@@ -142,6 +143,25 @@ export function createPostsRepo(db: Db) {
               where creator_id = ${creatorId} and (${f.communityId ?? null}::uuid is null or id = ${f.communityId ?? null}::uuid)`
           : sql<{ n: number }>`select count(*)::int as n from posts p where ${where(creatorId, f)}`;
       return (await counted.execute(trx)).rows[0]!.n;
+    },
+
+    /**
+     * Up to `limit` posts (of any creator: a maintenance pass, not a tenant's read) whose
+     * automatic preview was computed by an earlier rule, locked so that another node's pass
+     * skips them and a creator's edit waits: what is written back was computed from the
+     * content as it is. Deleted posts too, so the pass ends and nothing stale is left behind.
+     */
+    async stalePreviews(limit: number, trx: Executor) {
+      const { rows } = await sql<{ id: string; content: string }>`select id, content from posts where preview_auto_stale
+        order by id limit ${limit} for update skip locked`.execute(trx);
+      return rows;
+    },
+
+    async setAutoPreviews(previews: Array<{ id: string; preview: string | null }>, trx: Executor) {
+      if (previews.length === 0) return;
+      await sql`update posts p set preview_auto = v.preview, preview_auto_stale = false
+        from unnest(${previews.map((p) => p.id)}::uuid[], ${previews.map((p) => p.preview)}::text[]) as v(id, preview)
+        where p.id = v.id`.execute(trx);
     },
 
     /** Whether the tier is one of the community's (any status). */

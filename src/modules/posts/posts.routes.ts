@@ -8,7 +8,7 @@ import type { PostsService } from './posts.service.js';
 const tags = ['Posts'];
 
 export const PAYWALL_RULE =
-  'Members read a post in full when it is public (`tier_min_id` null) or when they hold a live subscription (trialing, active — including one set to cancel at period end, until the period ends — or past due while the processor retries) in its community to a tier that equals or exceeds `tier_min_id` in the tier order. Everyone else gets it locked: a plain-text `preview`, the cheapest active tier that unlocks it (`upgrade_tier_id`, its name, price and billing period) and its counts — never its content, HTML, media addresses or poll.';
+  'Members read a post in full when it is public (`tier_min_id` null) or when they hold a live subscription (trialing, active — including one set to cancel at period end, until the period ends — or past due while the processor retries) in its community to a tier that equals or exceeds `tier_min_id` in the tier order. Everyone else gets it locked: a plain-text `preview` (the creator’s own as written, or at most the first third of the text and 140 characters, cut at a word, or null under 60 characters), the cheapest active tier that unlocks it (`upgrade_tier_id`, its name, price and billing period), how many attachments it has, whether it has a poll, and its counts — never its content, HTML, media addresses, poll question, options or results.';
 
 /** The creator's posts: the community feed they write, and moderation of its comments. */
 export function postsRoutes(service: PostsService): FastifyPluginAsyncTypebox {

@@ -1,21 +1,24 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { DateTimeInput, Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { AbbreviatedName, MEMBER_NAME_MAX } from '../members/members.schemas.js';
 import { TIER_NAME_MAX } from '../tiers/tiers.schemas.js';
-import { COMMENT_MAX, MEDIA_MAX, MEDIA_TYPES, MEDIA_URL_MAX, POST_CONTENT_MAX } from './content.js';
+import { AUTO_PREVIEW_MAX, AUTO_PREVIEW_MIN_TEXT, COMMENT_MAX, CONTENT_HTML_MAX, MEDIA_MAX, MEDIA_TYPES, MEDIA_URL_MAX, POST_CONTENT_MAX } from './content.js';
 
 /** Lengths beyond which a text is refused before it is even counted (the real limits are counted in code points after NFC). */
 const RAW_BOUND = 4;
 export const POLL = { optionsMin: 2, optionsMax: 10, questionMax: 300, optionMax: 100 };
 export const PREVIEW_MAX = 280;
 
+/** The automatic preview's rule (content.ts previewOf), as the API documents it. */
+export const AUTO_PREVIEW_RULE = `the plain text of the content (markdown stripped), cut at a word to at most its first third and at most ${AUTO_PREVIEW_MAX} characters, ending with "…"; none (null) when that text is under ${AUTO_PREVIEW_MIN_TEXT} characters, so a short post is never given away. Automatic previews stored before this rule were recomputed (migration 0019), and until a post's is, it is computed when read.`;
+
 const Content = Type.String({
   minLength: 1,
   maxLength: POST_CONTENT_MAX * RAW_BOUND,
-  description: `Light markdown, 1 to ${POST_CONTENT_MAX} characters counted as a person counts them: Unicode code points after NFC normalisation (an emoji or an accented letter is one; a flag or a family emoji is several). Stored and returned as written; \`content_html\` is its rendering. Not blank.`,
+  description: `Light markdown, 1 to ${POST_CONTENT_MAX} characters counted as a person counts them: Unicode code points after NFC normalisation (an emoji or an accented letter is one; a flag or a family emoji is several). Stored and returned as written; \`content_html\` is its rendering, which may weigh at most ${CONTENT_HTML_MAX} bytes (64 KB): a post of many links can pass it, as each link writes its address out in full (400 says so, with the size). Not blank.`,
 });
 const Preview = Type.Union([Type.String({ minLength: 1, maxLength: PREVIEW_MAX * RAW_BOUND, description: `Plain text, 1 to ${PREVIEW_MAX} characters.` }), Type.Null()], {
-  description: 'What members without access read instead of the post, as plain text; null (the default) uses the first ~140 characters of the content with the markdown stripped.',
+  description: `What members without access read instead of the post, shown as written: the only part of a tiered post you make public. Null (the default) uses the automatic preview: ${AUTO_PREVIEW_RULE}`,
 });
 const TierMin = Type.Union([Uuid, Type.Null()], {
   description: 'Minimum tier to read the post, a tier of the same community (active or not), compared in the tier order (by `level` when the community uses levels, else monthly-normalised price); null = public: every member, subscribed or not.',
@@ -57,7 +60,7 @@ const PollInput = Type.Object(
       Type.Boolean({ description: 'Whether a member may choose several options: false (one) when omitted on create; an edit that omits it keeps the poll’s. Fixed once anyone has voted.' }),
     ),
     closes_at: Type.Optional(
-      Type.Union([Type.String({ format: 'date-time', maxLength: 64 }), Type.Null()], {
+      Type.Union([DateTimeInput('When voting ends.'), Type.Null()], {
         description: 'When voting ends (must be in the future); null = open while the post exists, as when omitted on create; an edit that omits it keeps the poll’s.',
       }),
     ),
@@ -162,12 +165,14 @@ export const Post = Type.Object(
     id: Uuid,
     community_id: Uuid,
     content: Text(POST_CONTENT_MAX, 'The markdown as written.'),
-    // No bound: rendering multiplies (a 4,000-character post of reference links renders to over
-    // 1,000,000 characters), and serializing checks what a feed answers (.spectral.yaml).
+    // Bounded in bytes when written (content.ts CONTENT_HTML_MAX); characters never outnumber bytes.
     content_html: Type.String({
-      description: 'The content rendered to HTML and sanitised with an allow-list (p, br, hr, strong, em, s, del, a, ul, ol, li, blockquote, code, pre, h1–h6; links http, https or mailto only, with rel="nofollow noopener noreferrer ugc"); raw HTML in the content is shown as text, never run.',
+      maxLength: CONTENT_HTML_MAX,
+      description: 'The content rendered to HTML (at most 64 KB: a post whose rendering would weigh more is refused) and sanitised with an allow-list (p, br, hr, strong, em, s, del, a, ul, ol, li, blockquote, code, pre, h1–h6; links http, https or mailto only, with rel="nofollow noopener noreferrer ugc"); raw HTML in the content is shown as text, never run.',
     }),
-    preview: Text(PREVIEW_MAX, 'What members without access read: your own preview, or the first ~140 characters of the content as plain text.'),
+    preview: Type.Union([Text(PREVIEW_MAX), Type.Null()], {
+      description: `What members without access read: your own preview as written, or else the automatic one: ${AUTO_PREVIEW_RULE} Null: they read no text of the post, only the offer to upgrade.`,
+    }),
     preview_is_custom: Type.Boolean({ description: 'Whether `preview` is your own (set with `preview`; null goes back to the automatic one).' }),
     tier_min_id: Type.Union([Uuid, Type.Null()]),
     media: StoredMedia,
@@ -186,7 +191,7 @@ export const MemberPost = Type.Object(
     community_id: Uuid,
     locked: Type.Literal(false),
     content: Text(POST_CONTENT_MAX),
-    content_html: Type.String({ description: 'Sanitised HTML of the content (see the creator API).' }),
+    content_html: Type.String({ maxLength: CONTENT_HTML_MAX, description: 'Sanitised HTML of the content (see the creator API), at most 64 KB.' }),
     tier_min_id: Type.Union([Uuid, Type.Null()]),
     media: StoredMedia,
     pinned: Type.Boolean(),
@@ -204,7 +209,9 @@ export const LockedPost = Type.Object(
     id: Uuid,
     community_id: Uuid,
     locked: Type.Literal(true),
-    preview: Text(PREVIEW_MAX, 'Plain text teaser: the creator’s own, or the first ~140 characters of the content without markdown.'),
+    preview: Type.Union([Text(PREVIEW_MAX), Type.Null()], {
+      description: `Plain-text teaser: the creator’s own as written, or else the automatic one: ${AUTO_PREVIEW_RULE} Null: no text of the post is shown, only the offer to upgrade.`,
+    }),
     tier_min_id: Uuid,
     upgrade_tier_id: Type.Union([Uuid, Type.Null()], { description: 'The cheapest active tier of the community that unlocks the post (by monthly-normalised price); null if no active tier does.' }),
     upgrade_tier_name: Type.Union([Type.String({ maxLength: TIER_NAME_MAX }), Type.Null()]),
@@ -220,7 +227,7 @@ export const LockedPost = Type.Object(
   {
     $id: 'LockedPost',
     title: 'LockedPost',
-    description: 'A post above your tier (or in a community you hold no live subscription to): a teaser and the tier that unlocks it; never its content, HTML, media addresses or poll.',
+    description: 'A post above your tier (or in a community you hold no live subscription to): a teaser and the tier that unlocks it; never its content, HTML, media addresses, poll question, options or results.',
   },
 );
 

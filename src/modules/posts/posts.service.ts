@@ -4,11 +4,12 @@ import { inTransaction, iso, type Executor, type StoredAnswer } from '../../db/t
 import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import type { CommunitiesRepo } from '../communities/communities.repo.js';
-import { characterCount, isBlank, mediaUrlProblem, POST_CONTENT_MAX, previewOf, renderMarkdown } from './content.js';
+import { characterCount, isBlank, mediaUrlProblem, POST_CONTENT_MAX, previewOf, renderedSizeProblem, renderMarkdown } from './content.js';
 import type { CommentRow, EngagementRepo } from './engagement.repo.js';
+import { teaserOf } from './paywall.js';
 import type { PostsRepo, PostWrite } from './posts.repo.js';
 import { POLL, PREVIEW_MAX, type CreatePostBody, type ListPostsQuery, type PollInput, type UpdatePostBody } from './posts.schemas.js';
-import { presentPost, type PostRow } from './present.js';
+import { countsOf, pollOf, type PostRow } from './present.js';
 
 export interface PostsDeps {
   db: Db;
@@ -18,7 +19,32 @@ export interface PostsDeps {
   now: () => Date;
 }
 
+/** The whole post, as its creator sees it, with the teaser members without access read (paywall.ts). */
+export function presentPost(p: PostRow, now: Date) {
+  return {
+    id: p.id,
+    community_id: p.community_id,
+    content: p.content,
+    content_html: p.content_html,
+    preview: teaserOf(p),
+    preview_is_custom: p.preview !== null,
+    tier_min_id: p.tier_min_id,
+    media: p.media,
+    pinned: p.pinned,
+    poll: pollOf(p, now),
+    ...countsOf(p),
+    created_at: iso(p.created_at),
+    updated_at: iso(p.updated_at),
+  };
+}
+
 export type PostView = ReturnType<typeof presentPost>;
+
+/**
+ * Stale automatic previews recomputed per transaction (refreshStalePreviews): ~0.4 ms each for
+ * a 4,000-character post, so a batch holds its row locks, and the event loop, for ~40 ms at most.
+ */
+const PREVIEW_BATCH = 100;
 
 /** A text's problem against a length in characters (code points after NFC), or none. */
 function textProblem(field: string, text: string, max: number): ErrorDetail | undefined {
@@ -28,10 +54,17 @@ function textProblem(field: string, text: string, max: number): ErrorDetail | un
   return undefined;
 }
 
-/** Every problem of a post's fields at once (400), checked beyond what the schema can say. */
-function problemsOf(input: Partial<CreatePostBody>, now: Date, storedClosesAt: Date | null): ErrorDetail[] {
+/**
+ * Every problem of a post's fields at once (400), checked beyond what the schema can say.
+ * `html` is the content's rendering, weighed once the content itself is valid.
+ */
+function problemsOf(input: Partial<CreatePostBody>, html: string | undefined, now: Date, storedClosesAt: Date | null): ErrorDetail[] {
   const problems: Array<ErrorDetail | undefined> = [];
-  if (input.content !== undefined) problems.push(textProblem('content', input.content, POST_CONTENT_MAX));
+  if (input.content !== undefined) {
+    const problem = textProblem('content', input.content, POST_CONTENT_MAX);
+    const tooHeavy = problem || html === undefined ? undefined : renderedSizeProblem(html);
+    problems.push(problem ?? (tooHeavy ? { field: 'content', message: tooHeavy } : undefined));
+  }
   if (input.preview) problems.push(textProblem('preview', input.preview, PREVIEW_MAX));
   input.media?.forEach((m, i) => {
     const problem = mediaUrlProblem(m.url);
@@ -90,13 +123,14 @@ export function createPostsService({ db, posts, engagement, communities, now }: 
   return {
     async create(creatorId: string, input: CreatePostBody, answer?: StoredAnswer<PostView>) {
       const at = now();
-      refuseProblems(problemsOf(input, at, null));
+      const html = renderMarkdown(input.content);
+      refuseProblems(problemsOf(input, html, at, null));
       const row: PostWrite & { id: string; community_id: string; at: Date } = {
         id: newId(),
         community_id: input.community_id,
         at,
         content: input.content,
-        content_html: renderMarkdown(input.content),
+        content_html: html,
         preview: input.preview ?? null,
         preview_auto: previewOf(input.content),
         tier_min_id: input.tier_min_id ?? null,
@@ -139,7 +173,8 @@ export function createPostsService({ db, posts, engagement, communities, now }: 
         // votes counted below are all there are until this edit commits.
         await engagement.lockCounts(id, trx);
         const post = await load(creatorId, id, trx);
-        refuseProblems(problemsOf(input, at, post.poll_closes_at && new Date(post.poll_closes_at)));
+        const html = input.content === undefined ? undefined : renderMarkdown(input.content);
+        refuseProblems(problemsOf(input, html, at, post.poll_closes_at && new Date(post.poll_closes_at)));
         if (input.tier_min_id !== undefined) await checkTier(creatorId, post.community_id, input.tier_min_id, trx);
         const poll = input.poll === undefined ? undefined : pollColumns(input.poll, post);
         const pollChanged = poll !== undefined && (!sameOptions(poll.poll_options, post.poll_options) || poll.poll_multiple !== post.poll_multiple);
@@ -152,8 +187,9 @@ export function createPostsService({ db, posts, engagement, communities, now }: 
           id,
           {
             content,
-            content_html: input.content === undefined ? post.content_html : renderMarkdown(content),
-            preview_auto: input.content === undefined ? post.preview_auto : previewOf(content),
+            content_html: html ?? post.content_html,
+            // A stale one (0019) is recomputed by any edit, as the write clears the flag.
+            preview_auto: input.content === undefined && !post.preview_auto_stale ? post.preview_auto : previewOf(content),
             preview: input.preview === undefined ? post.preview : input.preview,
             tier_min_id: input.tier_min_id === undefined ? post.tier_min_id : input.tier_min_id,
             media: input.media ? parsedMedia(input.media) : post.media,
@@ -183,6 +219,31 @@ export function createPostsService({ db, posts, engagement, communities, now }: 
       const post = await load(creatorId, id);
       const rows = await engagement.comments(id, offsetOf(query), query.limit);
       return paginated(rows.map(presentComment), post.comments_count, query);
+    },
+
+    /**
+     * Recomputes, in batches, the automatic previews migration 0019 left stale (or a future rule
+     * change flags): run at start-up. Idempotent, and safe with several nodes at once: each
+     * batch skips the rows another node holds, and rows are only ever set to what the current
+     * rule computes from their current content. Until a post is done, reads compute its
+     * preview themselves (paywall.ts teaserOf). Stops between batches once `stop()` is true;
+     * answers how many posts it recomputed.
+     */
+    async refreshStalePreviews(stop: () => boolean = () => false): Promise<number> {
+      let done = 0;
+      while (!stop()) {
+        const n = await db.transaction().execute(async (trx) => {
+          const stale = await posts.stalePreviews(PREVIEW_BATCH, trx);
+          await posts.setAutoPreviews(
+            stale.map((p) => ({ id: p.id, preview: previewOf(p.content) })),
+            trx,
+          );
+          return stale.length;
+        });
+        done += n;
+        if (n < PREVIEW_BATCH) break;
+      }
+      return done;
     },
 
     /** Removes any comment of the creator's post (moderation). */

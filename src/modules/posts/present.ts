@@ -1,4 +1,4 @@
-import { iso, isoOrNull } from '../../db/tx.js';
+import { isoOrNull } from '../../db/tx.js';
 import type { PostsTable } from '../../db/types.js';
 import type { Selectable } from 'kysely';
 
@@ -26,22 +26,3 @@ export function pollOf(p: PostRow, now: Date) {
 }
 
 export const countsOf = (p: PostRow) => ({ kudos_count: p.kudos_count, comments_count: p.comments_count, views_count: Number(p.views_count) });
-
-/** The whole post, as its creator sees it. */
-export function presentPost(p: PostRow, now: Date) {
-  return {
-    id: p.id,
-    community_id: p.community_id,
-    content: p.content,
-    content_html: p.content_html,
-    preview: p.preview ?? p.preview_auto,
-    preview_is_custom: p.preview !== null,
-    tier_min_id: p.tier_min_id,
-    media: p.media,
-    pinned: p.pinned,
-    poll: pollOf(p, now),
-    ...countsOf(p),
-    created_at: iso(p.created_at),
-    updated_at: iso(p.updated_at),
-  };
-}
