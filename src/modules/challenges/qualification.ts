@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/tx.js';
+import { meetsMinimum, rankTiers } from '../tiers/tier-order.js';
 import { lockHistory } from '../workout-logs/logging.repo.js';
 import { createChallengesRepo } from './challenges.repo.js';
-import { tierVerdict } from './challenges.service.js';
 import { rescore } from './scores.js';
 
 /**
@@ -30,12 +30,11 @@ export async function requalifyParticipations(creatorId: string, memberId: strin
   const repo = createChallengesRepo(trx);
   const communityIds = [...new Set(rows.map((r) => r.community_id))];
   const [tiers, held] = await Promise.all([repo.tiersOf(creatorId, communityIds, trx), repo.liveTiersOf(memberId, communityIds, trx)]);
-  const qualifies = (r: (typeof rows)[number]) =>
-    tierVerdict(
-      tiers.filter((t) => t.community_id === r.community_id),
-      held.filter((h) => h.community_id === r.community_id).map((h) => h.tier_id),
-      r.tier_min_id,
-    ).ok;
+  // The join's rule (challenges.service tierVerdict): a live tier there that meets the minimum in the tier order.
+  const qualifies = (r: (typeof rows)[number]) => {
+    const ranks = rankTiers(tiers.filter((t) => t.community_id === r.community_id));
+    return held.some((h) => h.community_id === r.community_id && meetsMinimum(ranks, h.tier_id, r.tier_min_id));
+  };
   const stop = rows.filter((r) => r.scoring_stopped_at === null && !qualifies(r)).map((r) => r.id);
   const resume = rows.filter((r) => r.scoring_stopped_at !== null && qualifies(r)).map((r) => r.id);
   if (stop.length > 0) {

@@ -4,7 +4,8 @@ import type Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../../test/billing-kit.js';
 import { buildTestApp, createCreator, createProgram, json, mintMember, type TestApp, type TestCreator } from '../../../test/helpers.js';
-import { addMember, getMemberRecord, listMembers, mirrorSubscription, placeIn, type Place } from '../../../test/members-kit.js';
+import { createPost, lockedFor } from '../../../test/posts-kit.js';
+import { addMember, exportMembers, getMemberRecord, idsOf, listMembers, mirrorSubscription, placeIn, type Place } from '../../../test/members-kit.js';
 import type { SubscriptionStatus } from '../../db/types.js';
 import { LIVE_STATUSES, SUBSCRIPTION_STATUSES } from './status.js';
 import { createSubscriptionSync } from './sync.js';
@@ -113,11 +114,14 @@ describe('subscription statuses that give no access', () => {
     await mirrorSubscription(t, creator, { ...b, memberId: both }, { status: 'trialing' });
 
     const churned = await listMembers(t, creator, '?status=churned');
-    expect(churned.data.map((m: { id: string }) => m.id)).toEqual([lapsed]);
-    expect(churned.data[0].subscriptions.map((x: { status: string }) => x.status)).toEqual(['paused']);
-    expect((await listMembers(t, creator, '?status=trial')).data.map((m: { id: string }) => m.id)).toEqual([both]);
+    expect(idsOf(churned)).toEqual([lapsed]);
+    expect(churned.data[0]!.subscriptions.map((x: { status: string }) => x.status)).toEqual(['paused']);
+    expect(idsOf(await listMembers(t, creator, '?status=trial'))).toEqual([both]);
+    const csv = await exportMembers(t, creator, '?status=churned');
+    expect(csv.statusCode, csv.body).toBe(200);
+    expect(csv.body).toContain('Basic: paused');
     // Within the community of the unpaid one, that member is churned too.
-    expect((await listMembers(t, creator, `?status=churned&community_id=${a.communityId}`)).data.map((m: { id: string }) => m.id).sort()).toEqual([lapsed, both].sort());
+    expect(idsOf(await listMembers(t, creator, `?status=churned&community_id=${a.communityId}`)).sort()).toEqual([lapsed, both].sort());
   });
 });
 
@@ -136,6 +140,14 @@ describe('what a member whose subscription gives no access can do', () => {
       const program = await createProgram(t, s.creator, s.communityId);
       const res = await t.app.inject({ method: 'GET', url: `/api/v1/member/programs/${program.id}`, headers: s.reader.headers });
       expect(res.statusCode, `${status}: ${res.body}`).toBe(status === 'past_due' ? 200 : 403);
+    }
+  });
+
+  it('reads a tier post locked while the subscription is unpaid, paused or incomplete, and in full while past_due', async () => {
+    for (const status of ['unpaid', 'paused', 'incomplete', 'past_due'] as const) {
+      const s = await memberWith(status);
+      const post = await createPost(t, s.creator, { community_id: s.communityId, tier_min_id: s.tierId, content: 'The members-only training plan for this block, week by week, with every set and rep.' });
+      expect(await lockedFor(t, s.reader, s.communityId, post.id), status).toBe(status !== 'past_due');
     }
   });
 
