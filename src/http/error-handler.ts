@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseFailure } from '../db/errors.js';
 import { ProcessorDeclined, ProcessorFailure } from '../processor/errors.js';
+import { DATE_RANGE_MESSAGE, DATE_TIME_RANGE_MESSAGE } from './dates.js';
 import { AppError, type ErrorDetail } from './errors.js';
 import { answerTakenKey, KeyTaken } from './idempotency.js';
 import { MAX_PAGE, PAGE_TOO_DEEP } from './pagination.js';
@@ -30,7 +31,13 @@ function messageOf(err: AjvError): string {
     case 'additionalProperties':
       return 'is not a known field';
     case 'format':
+      if (err.params.format === 'date') return DATE_RANGE_MESSAGE;
+      if (err.params.format === 'date-time') return DATE_TIME_RANGE_MESSAGE;
       return err.params.format === 'uuid' ? 'must be a UUID' : `must be a valid ${String(err.params.format)}`;
+    // The same words as the format's, so a date out of range is one detail, not two.
+    case 'formatMinimum':
+    case 'formatMaximum':
+      return /T/.test(String(err.params.limit)) ? DATE_TIME_RANGE_MESSAGE : DATE_RANGE_MESSAGE;
     case 'enum':
       return `must be one of: ${(err.params.allowedValues as unknown[]).join(', ')}`;
     case 'const':

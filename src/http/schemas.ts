@@ -1,4 +1,5 @@
 import { Type, type IntegerOptions, type TSchema } from '@sinclair/typebox';
+import { EARLIEST_DAY, EARLIEST_INSTANT, LATEST_DAY, LATEST_INSTANT } from './dates.js';
 import { ERROR_CODES } from './errors.js';
 import { MAX_PAGE } from './pagination.js';
 
@@ -7,6 +8,30 @@ import { MAX_PAGE } from './pagination.js';
 export const Uuid = Type.String({ format: 'uuid', maxLength: 36, description: 'UUID', examples: ['0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b'] });
 // 64: an RFC 3339 time is at most ~35 characters with nanoseconds and an offset.
 export const Timestamp = Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601 UTC timestamp' });
+
+/**
+ * A date-time the client sends (body, query or path): RFC 3339 with an offset, within the range
+ * both databases store and read back exactly (dates.ts), which the document states as
+ * formatMinimum/formatMaximum. The validator holds every date-time to it anyway.
+ */
+export const DateTimeInput = (description: string) =>
+  Type.String({
+    format: 'date-time',
+    maxLength: 64,
+    formatMinimum: EARLIEST_INSTANT,
+    formatMaximum: LATEST_INSTANT,
+    description: `${description} RFC 3339 with an offset, from ${EARLIEST_INSTANT} to ${LATEST_INSTANT} once in UTC (400 outside).`,
+  });
+
+/** A calendar date the client sends (YYYY-MM-DD), within the same range. */
+export const DateInput = (description: string) =>
+  Type.String({
+    format: 'date',
+    maxLength: 10,
+    formatMinimum: EARLIEST_DAY,
+    formatMaximum: LATEST_DAY,
+    description: `${description} From ${EARLIEST_DAY} to ${LATEST_DAY} (400 outside).`,
+  });
 
 /**
  * An id the payment processor made (an account, price, subscription, refund, payout, session):

@@ -1,11 +1,23 @@
 import { Ajv } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { dayInRange, instantInRange } from './dates.js';
 import { AppError } from './errors.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 type FormatsPlugin = (ajv: Ajv) => Ajv;
 const addFormats = ((formatsPlugin as unknown as { default?: FormatsPlugin }).default ?? formatsPlugin) as unknown as FormatsPlugin;
+
+interface Format {
+  validate: (s: string) => boolean;
+  compare: (a: string, b: string) => number | undefined;
+}
+
+/** Two date-times in time order, offsets applied (for formatMinimum/formatMaximum). */
+const compareInstants = (a: string, b: string): number | undefined => {
+  const d = Date.parse(a) - Date.parse(b);
+  return Number.isNaN(d) ? undefined : d;
+};
 
 function makeAjv(coerceTypes: false | 'array'): Ajv {
   const ajv = new Ajv({
@@ -17,9 +29,13 @@ function makeAjv(coerceTypes: false | 'array'): Ajv {
   });
   addFormats(ajv);
   // RFC 3339 allows a leap second (…T23:59:60Z) that JavaScript dates and PostgreSQL refuse:
-  // such a time is a 400 here, not a failure further in.
-  const dateTime = ajv.formats['date-time'] as { validate: (s: string) => boolean; compare?: (a: string, b: string) => number | undefined };
-  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => dateTime.validate(s) && !Number.isNaN(Date.parse(s)), compare: dateTime.compare });
+  // such a time is a 400 here, not a failure further in. Every date and date-time is also held
+  // to the range both databases read back exactly (dates.ts), on every route, whether or not its
+  // schema states the bound.
+  const dateTime = ajv.formats['date-time'] as Format;
+  const date = ajv.formats.date as Format;
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => dateTime.validate(s) && instantInRange(Date.parse(s)), compare: compareInstants });
+  ajv.addFormat('date', { type: 'string', validate: (s: string) => date.validate(s) && dayInRange(s), compare: date.compare });
   return ajv;
 }
 

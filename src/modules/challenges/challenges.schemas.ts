@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
+import { DateTimeInput, Int64, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js';
 import { AbbreviatedName } from '../members/members.schemas.js';
 
 export const METRICS = ['workouts_count', 'workouts_with_exercise', 'volume_kg', 'streak_days'] as const;
@@ -31,7 +31,7 @@ const DurationDays = Type.Integer({
   maximum: DURATION.max,
   description: `Length in days, ${DURATION.min} to ${DURATION.max}; ${DURATION.recommendedMin} to ${DURATION.recommendedMax} is recommended and outside it the answer carries a \`warnings\` entry.`,
 });
-const StartsAt = Type.String({ format: 'date-time', maxLength: 64, description: 'Start of the window (inclusive); the window ends `duration_days` × 24 h later (exclusive).' });
+const StartsAt = DateTimeInput('Start of the window (inclusive); the window ends `duration_days` × 24 h later (exclusive), by 9999-12-31.');
 const ExerciseId = Type.Union([Uuid, Type.Null()], {
   description: 'Required with `workouts_with_exercise` and only allowed with it: a catalog exercise or one of yours.',
 });
@@ -61,7 +61,7 @@ export const UpdateChallengeBody = Type.Object(
     metric: Type.Optional(Metric),
     exercise_id: Type.Optional(ExerciseId),
     duration_days: Type.Optional(DurationDays),
-    starts_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'A new start, not in the past.' })),
+    starts_at: Type.Optional(DateTimeInput('A new start, not in the past.')),
     tier_min_id: Type.Optional(TierMin),
   },
   { additionalProperties: false, description: 'The fields to change; an empty body changes nothing and answers the challenge.' },

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { inTransaction, iso, isoOrNull, type Executor, type StoredAnswer } from '../../db/tx.js';
+import { instantInRange, LATEST_DAY } from '../../http/dates.js';
 import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import type { CommunitiesRepo } from '../communities/communities.repo.js';
@@ -50,6 +51,14 @@ export const presentRanking = (r: Pick<StandingRow, 'rank' | 'member_id' | 'name
 };
 
 const endOf = (startsAt: Date, durationDays: number) => new Date(startsAt.getTime() + durationDays * DAY_MS);
+
+/** A window must end within the dates the databases read back exactly (http/dates.ts), as its start must. */
+function refuseEndPastRange(endsAt: Date) {
+  if (instantInRange(endsAt.getTime())) return;
+  throw new AppError('validation_error', `The challenge would end after ${LATEST_DAY}.`, [
+    { field: 'starts_at', message: `with duration_days, must end by ${LATEST_DAY}: start earlier or make it shorter` },
+  ]);
+}
 
 export interface ChallengesDeps {
   db: Db;
@@ -112,6 +121,7 @@ export function createChallengesService({ db, challenges, communities, exercises
         ends_at: endOf(startsAt, input.duration_days),
         tier_min_id: input.tier_min_id ?? null,
       };
+      refuseEndPastRange(row.ends_at);
       return inTransaction(db, answer, async (trx) => {
         await openCommunity(creatorId, input.community_id, trx);
         await checkSettings(creatorId, input.community_id, row, trx);
@@ -156,6 +166,7 @@ export function createChallengesService({ db, challenges, communities, exercises
           const tierMinId = scoring.tier_min_id !== undefined ? scoring.tier_min_id : current.tier_min_id;
           await checkSettings(creatorId, current.community_id, { metric, exercise_id: exerciseId, tier_min_id: tierMinId }, trx);
           const durationDays = scoring.duration_days ?? current.duration_days;
+          refuseEndPastRange(endOf(startsAt, durationDays));
           Object.assign(changes, { starts_at: startsAt, duration_days: durationDays, ends_at: endOf(startsAt, durationDays), metric, exercise_id: exerciseId, tier_min_id: tierMinId });
         }
         if (Object.keys(changes).length) await challenges.update(creatorId, id, changes, trx);

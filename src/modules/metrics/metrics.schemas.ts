@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Int64, Uuid } from '../../http/schemas.js';
+import { DateInput, Int64, Uuid } from '../../http/schemas.js';
 
 /**
  * The creator metrics (spec: Creator metrics; DESIGN §7). Each field's description is its
@@ -113,8 +113,8 @@ export const HISTORY_MAX_SPAN_DAYS = 366;
 
 export const HistoryQuery = Type.Object(
   {
-    from: Type.Optional(Type.String({ format: 'date', maxLength: 10, description: 'First UTC day (YYYY-MM-DD), inclusive; default 29 days before `to`.' })),
-    to: Type.Optional(Type.String({ format: 'date', maxLength: 10, description: 'Last UTC day, inclusive; default yesterday (the last finished day).' })),
+    from: Type.Optional(DateInput('First UTC day (YYYY-MM-DD), inclusive; default 29 days before `to`.')),
+    to: Type.Optional(DateInput('Last UTC day, inclusive; default yesterday (the last finished day).')),
     community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'One of your communities (404 otherwise); omitted: all of them together.' })),
   },
   { additionalProperties: false },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int64, Timestamp, Uuid } from '../../http/schemas.js';
+import { DateTimeInput, Int64, Timestamp, Uuid } from '../../http/schemas.js';
 import { EXERCISE_TEXT_MAX } from '../exercises/exercises.schemas.js';
 
 export const MAX_SETS_PER_LOG = 200;
@@ -20,7 +20,7 @@ export const CreateLogBody = Type.Object(
   {
     workout_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: "The program workout followed; you need a live subscription to its program's community (else 403)." })),
     community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'The community trained for, without a program workout (live subscription needed, else 403). Omit both for a personal log.' })),
-    performed_at: Type.String({ format: 'date-time', maxLength: 64, description: 'When the workout was done; at most 5 minutes in the future.' }),
+    performed_at: DateTimeInput('When the workout was done; at most 5 minutes in the future.'),
     sets: Type.Array(SetInput, { minItems: 1, maxItems: MAX_SETS_PER_LOG, description: `1 to ${MAX_SETS_PER_LOG} sets, in the order done.` }),
   },
   { additionalProperties: false },
