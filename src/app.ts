@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerFeatures, type FeatureDeps } from './features.js';
+import { registerCors } from './http/cors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
@@ -123,6 +124,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMetrics(app);
   await registerOpenApi(app);
 
+  // Before the rate limit: a preflight is answered by the CORS hook and never counted.
+  await registerCors(app, config.cors);
   await registerRateLimit(app, config);
 
   registerIdempotency(app, { db, ttlHours: config.idempotencyTtlHours, onBatch: app.batchSizeMetric });

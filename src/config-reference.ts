@@ -65,6 +65,16 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: "behind a load balancer: `true` (only if nothing else can reach the server), or a comma-separated list of the proxies' addresses/CIDR ranges (`10.0.0.0/8,fd00::/8`); the client address is then taken from `X-Forwarded-For`. A hop count is refused (Fastify 5 ignores it)",
   },
   {
+    names: ['CORS_ORIGINS'],
+    default: 'unset (no CORS)',
+    meaning: 'origins whose web pages may call the discovery and member APIs from a browser: `*`, or a comma-separated list (`https://tribe.example,http://localhost:5173`). Credentials (cookies) are never allowed cross-origin; the operator API and the processor webhook never answer another origin',
+  },
+  {
+    names: ['CORS_CREATOR_API'],
+    default: '`false`',
+    meaning: '`true` opens the creator API to `CORS_ORIGINS` too (a page holding a creator key)',
+  },
+  {
     names: ['RATE_LIMIT_WINDOW_MS'],
     default: '`60000`',
     meaning: 'rate-limit window',

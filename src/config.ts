@@ -1,5 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
+import type { CorsConfig } from './http/cors.js';
 
 /**
  * Typed configuration, read once from the environment and validated at start.
@@ -28,6 +29,8 @@ export interface Config {
    * addresses and CIDR ranges. Per-address rate limits count `request.ip`.
    */
   trustProxy: boolean | string[];
+  /** Which other origins' pages may call the API from a browser (src/http/cors.ts); none by default. */
+  cors: CorsConfig;
   /** How long an Idempotency-Key is remembered. */
   idempotencyTtlHours: number;
   /** The webhook inbox: attempts before an event is parked as dead, events processed at once per node, retention of processed ones. */
@@ -55,6 +58,11 @@ export interface Config {
   exerciseVideoBaseUrl: string;
   /** The member list counts its total exactly up to this many matches, and estimates it above (a count per request must stay cheap). */
   membersExactCountLimit: number;
+  /**
+   * Member CSV exports: at most `perNode` at once on a server and `perCreator` of one creator;
+   * a client that takes nothing for `idleTimeoutMs` is cut off; `batchSize` members per read.
+   */
+  membersExport: { perNode: number; perCreator: number; idleTimeoutMs: number; batchSize: number };
 }
 
 export interface RateLimitConfig {
@@ -158,6 +166,34 @@ function trustProxyFrom(env: NodeJS.ProcessEnv): Config['trustProxy'] {
   return entries;
 }
 
+/**
+ * CORS_ORIGINS: `*`, or a comma-separated list of exact origins (scheme, host and port as a
+ * browser sends them in `Origin`: no path, no trailing slash). CORS_CREATOR_API: `true` opens
+ * the creator API to those origins as well as discovery and the member API.
+ */
+function corsFrom(env: NodeJS.ProcessEnv): CorsConfig {
+  const raw = (env.CORS_ORIGINS ?? '').trim();
+  const origins = raw === '' ? [] : raw.split(',').map((o) => o.trim());
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(
+        `CORS_ORIGINS must be * or a comma-separated list of origins as browsers send them (https://tribe.example, http://localhost:5173: scheme, host, optional port, no path or trailing slash); "${origin}" is not one.`,
+      );
+    }
+  }
+  if (origins.includes('*') && origins.length > 1) throw new ConfigError('CORS_ORIGINS is either * (any origin) or a list of origins, not both.');
+  const creatorApi = (env.CORS_CREATOR_API ?? '').trim().toLowerCase();
+  if (!['', 'true', 'false'].includes(creatorApi)) throw new ConfigError(`CORS_CREATOR_API must be true or false, got "${env.CORS_CREATOR_API}"`);
+  return { origins, creatorApi: creatorApi === 'true' };
+}
+
 function currencyFrom(env: NodeJS.ProcessEnv): string {
   const currency = (env.CURRENCY || 'brl').toLowerCase();
   if (!/^[a-z]{3}$/.test(currency)) throw new ConfigError(`CURRENCY must be a three-letter ISO code, got "${env.CURRENCY}"`);
@@ -200,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signupsPerHour: intFrom(env, 'RATE_LIMIT_SIGNUPS_PER_HOUR', 20, 1, 1_000_000),
     },
     trustProxy: trustProxyFrom(env),
+    cors: corsFrom(env),
     idempotencyTtlHours: intFrom(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30),
     webhooks: {
       maxAttempts: intFrom(env, 'WEBHOOK_MAX_ATTEMPTS', 20, 1, 1000),
@@ -221,5 +258,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     manualPayoutMinCents: intFrom(env, 'MANUAL_PAYOUT_MIN_CENTS', 100, 1, 100_000_000),
     exerciseVideoBaseUrl: videoBaseFrom(env),
     membersExactCountLimit: intFrom(env, 'MEMBERS_EXACT_COUNT_LIMIT', 10_000, 1, 10_000_000),
+    membersExport: { perNode: 2, perCreator: 1, idleTimeoutMs: 60_000, batchSize: 1000 },
   };
 }

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { UNLIMITED_PATHS } from './rate-limit.js';
+import { corsScopeOf } from './cors.js';
 
 const DESCRIPTION = `The API of Tribes, paid fitness communities: the creator API (API keys), the member API used by the app (member tokens, under /api/v1/member), public discovery, and the operator API.
 
@@ -14,7 +15,8 @@ Conventions (the same on every route):
 - Every POST accepts \`Idempotency-Key\`: the same key and body within 24 h replays the first response byte for byte (with \`Idempotent-Replayed: true\`); another body is 409 \`idempotency_key_reused\`. The answer is stored in the same database transaction as the request's effect, so after any failure (a crash, a timeout, a 5xx) a retry with the same key either replays the answer or executes once. A request sent while another with the same key is still running waits for it and replays its answer. Routes that call the payment processor pass it a key derived from yours, so a retry never makes a second refund, payout, price, checkout session or account there. A 5xx stores nothing: retry it with the same key.
 - Rate limit per creator, member or operator (per client address without a valid credential): 429 \`rate_limited\` with \`Retry-After\` (seconds).
 - Money is integer cents in fields ending \`_cents\`. Ids are UUIDs: v7 (time-ordered), or for a row created by a keyed processor request, v8 derived from the key (so a retry creates the same row). Timestamps are ISO 8601 UTC.
-- Every response carries \`X-Request-Id\` (yours, if you send a well-formed one).`;
+- Every response carries \`X-Request-Id\` (yours, if you send a well-formed one).
+- Browsers on other origins: off unless the operator lists origins in \`CORS_ORIGINS\`; then discovery and the member API (and the creator API with \`CORS_CREATOR_API=true\`) answer them with \`Access-Control-Allow-Origin\` and answer preflights. Credentials (cookies) are never allowed cross-origin: send the bearer token. The operator API never answers another origin.`;
 
 /**
  * Every operation's operationId (what generated clients name their methods), by method and
@@ -129,20 +131,26 @@ const HEADERS = {
   'X-RateLimit-Reset': count('Seconds until the current window ends and the budget is whole again.'),
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 } },
   'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string', const: 'Bearer' } },
+  'Access-Control-Allow-Origin': {
+    description:
+      'Sent only when the server is configured for cross-origin browsers (`CORS_ORIGINS`) and the request came from an allowed origin: `*` or that origin. Discovery and the member API; the creator API when `CORS_CREATOR_API=true`; never the operator API or the processor webhook. Credentials are never allowed cross-origin.',
+    schema: { type: 'string', maxLength: 2048, pattern: '^(\\*|https?://[^/\\s]+)$' },
+  },
 };
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+const CORS_HEADERS = { 'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin') };
 const RATE_LIMIT_HEADERS = { 'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'), 'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'), 'X-RateLimit-Reset': headerRef('X-RateLimit-Reset') };
 const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 const RESPONSES = {
   TooManyRequests: {
     description: 'Rate limited (`rate_limited`); wait `Retry-After` seconds.',
-    headers: { 'Retry-After': headerRef('Retry-After'), ...RATE_LIMIT_HEADERS },
+    headers: { 'Retry-After': headerRef('Retry-After'), ...RATE_LIMIT_HEADERS, ...CORS_HEADERS },
     content: errorContent,
   },
-  PayloadTooLarge: { headers: RATE_LIMIT_HEADERS, description: 'The body is over 1 MiB (`payload_too_large`).', content: errorContent },
-  UnsupportedMediaType: { headers: RATE_LIMIT_HEADERS, description: 'A body that is not `application/json` (`unsupported_media_type`).', content: errorContent },
-  UriTooLong: { headers: RATE_LIMIT_HEADERS, description: 'A path segment is longer than the router accepts (`uri_too_long`); every id in this API is a 36-character UUID.', content: errorContent },
-  InternalError: { description: 'An unexpected failure (`internal_error`); the message never carries internals. Retry with the same Idempotency-Key.', content: errorContent },
+  PayloadTooLarge: { headers: { ...RATE_LIMIT_HEADERS, ...CORS_HEADERS }, description: 'The body is over 1 MiB (`payload_too_large`).', content: errorContent },
+  UnsupportedMediaType: { headers: { ...RATE_LIMIT_HEADERS, ...CORS_HEADERS }, description: 'A body that is not `application/json` (`unsupported_media_type`).', content: errorContent },
+  UriTooLong: { headers: { ...RATE_LIMIT_HEADERS, ...CORS_HEADERS }, description: 'A path segment is longer than the router accepts (`uri_too_long`); every id in this API is a 36-character UUID.', content: errorContent },
+  InternalError: { headers: CORS_HEADERS, description: 'An unexpected failure (`internal_error`); the message never carries internals. Retry with the same Idempotency-Key.', content: errorContent },
 };
 
 /**
@@ -157,6 +165,7 @@ export function finishDocument(doc: Document): void {
   doc.components = { ...doc.components, headers: HEADERS, responses: { ...doc.components?.responses, ...RESPONSES } };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     const limited = !UNLIMITED_PATHS.has(path);
+    const crossOrigin = corsScopeOf(path) !== 'never';
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
@@ -177,6 +186,7 @@ export function finishDocument(doc: Document): void {
         if (limited && /^[24]/.test(status)) Object.assign(headers, RATE_LIMIT_HEADERS);
         if (status === '429') headers['Retry-After'] = headerRef('Retry-After');
         if (status === '401') headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
+        if (crossOrigin) Object.assign(headers, CORS_HEADERS);
         if (Object.keys(headers).length) response.headers = headers;
       }
     }
