@@ -50,6 +50,7 @@ import { programsRoutes } from './modules/programs/programs.routes.js';
 import { createProgramsService } from './modules/programs/programs.service.js';
 import { createDirectoryRepo } from './modules/memberships/directory.repo.js';
 import { createDirectoryService } from './modules/memberships/directory.service.js';
+import { createMembersExport } from './modules/memberships/export.service.js';
 import { membershipsRoutes } from './modules/memberships/memberships.routes.js';
 import { createRecordRepo } from './modules/memberships/record.repo.js';
 import { createRecordService } from './modules/memberships/record.service.js';
@@ -160,7 +161,9 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const exercises = createExercisesService({ db, exercises: exercisesRepo, videoBaseUrl: config.exerciseVideoBaseUrl });
   const programs = createProgramsService({ db, programs: createProgramsRepo(db), communities: communitiesRepo, exercises: exercisesRepo });
   const directoryRepo = createDirectoryRepo(db);
-  const directory = createDirectoryService({ db, directory: directoryRepo, now, exactCountLimit: config.membersExactCountLimit });
+  const directory = createDirectoryService({ directory: directoryRepo, now, exactCountLimit: config.membersExactCountLimit });
+  const membersExport = createMembersExport({ database, directory: directoryRepo, now, limits: config.membersExport });
+  app.decorate('membersExport', membersExport);
   const logging = createLoggingRepo(db, { onBatch: app.batchSizeMetric('workout_log') });
   const workoutLogs = createWorkoutLogsService({ db, logs: createWorkoutLogsRepo(db), logging, now });
   const challengesRepo = createChallengesRepo(db);
@@ -190,7 +193,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       await api.register(payoutsRoutes(payouts));
       await api.register(exercisesRoutes(exercises));
       await api.register(programsRoutes(programs));
-      await api.register(membershipsRoutes(directory, memberRecords));
+      await api.register(membershipsRoutes(directory, memberRecords, membersExport));
       await api.register(challengesRoutes(challenges));
       await api.register(postsRoutes(posts));
       await api.register(metricsRoutes(createMetricsService({ db, metrics: createMetricsRepo(db), communities: communitiesRepo, history, now })));

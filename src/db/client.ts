@@ -18,9 +18,17 @@ export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   /** Cheap round trip used by /ready; throws when the database cannot answer. */
   ping(): Promise<void>;
+  /** The connections now open, idle, and callers waiting for one (the embedded database has one connection). */
+  connections(): ConnectionCounts;
   close(): Promise<void>;
   /** PGlite only: the whole data directory as a tarball. */
   dump?: () => Promise<Blob>;
+}
+
+export interface ConnectionCounts {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 export interface PostgresOptions {
@@ -64,6 +72,7 @@ export function connectPostgres(opts: PostgresOptions): DatabaseHandle {
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
 }
@@ -114,6 +123,7 @@ export async function openPglite(opts: PgliteOptions): Promise<DatabaseHandle> {
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    connections: () => pool.connections(),
     close: () => db.destroy(),
     dump: async () => (await pglite.dumpDataDir('none')) as Blob,
   };

@@ -43,6 +43,11 @@ export class PglitePool {
     };
   }
 
+  /** Like pg.Pool's totalCount, idleCount and waitingCount. */
+  connections(): { total: number; idle: number; waiting: number } {
+    return { total: 1, idle: this.busy ? 0 : 1, waiting: this.waiters.length };
+  }
+
   private async run(sql: string, params: unknown[]): Promise<PgliteQueryResult> {
     if (params.length === 0) {
       // Parameterless text may hold several statements (migrations); `exec` runs them all.

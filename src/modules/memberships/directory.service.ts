@@ -1,14 +1,10 @@
-import { sql, type ControlledTransaction } from 'kysely';
-import type { Db } from '../../db/client.js';
-import type { Database } from '../../db/types.js';
 import { AppError } from '../../http/errors.js';
 import { offsetOf } from '../../http/pagination.js';
 import { iso, isoOrNull } from '../../db/tx.js';
-import type { After, DirectoryFilter, DirectoryRepo, DirectoryRow, DirectorySort, SortKey } from './directory.repo.js';
+import type { DirectoryFilter, DirectoryRepo, DirectoryRow, DirectorySort, SortKey } from './directory.repo.js';
 import type { ExportMembersQuery, ListMembersQuery } from './memberships.schemas.js';
 
 export interface DirectoryDeps {
-  db: Db;
   directory: DirectoryRepo;
   /** The service's wall clock (status and the 30-day windows); tests move it. */
   now: () => Date;
@@ -38,7 +34,7 @@ const EARLIEST_JOIN = Date.UTC(1900, 0, 1);
 const LATEST_JOIN = Date.UTC(10000, 0, 1) - 15 * 3600_000;
 
 /** The query's filters, checked beyond what the schema can say. */
-function filterOf(query: ExportMembersQuery): DirectoryFilter {
+export function filterOf(query: ExportMembersQuery): DirectoryFilter {
   const f: DirectoryFilter = {};
   if (query.community_id) f.communityId = query.community_id;
   if (query.tier_id) f.tierId = query.tier_id;
@@ -66,19 +62,12 @@ function filterOf(query: ExportMembersQuery): DirectoryFilter {
   return f;
 }
 
-function sortOf(query: ExportMembersQuery): DirectorySort {
+export function sortOf(query: ExportMembersQuery): DirectorySort {
   const raw = query.sort ?? '-joined_at';
   return { key: raw.replace(/^-/, '') as SortKey, desc: raw.startsWith('-') };
 }
 
-/**
- * Exports at once per node: each holds a pooled connection while it streams (~85 s per million
- * members), so a burst of exports must not take the pool the API needs.
- */
-const MAX_EXPORTS_PER_NODE = 2;
-
-export function createDirectoryService({ db, directory, now, exactCountLimit = 10_000 }: DirectoryDeps) {
-  let exportsRunning = 0;
+export function createDirectoryService({ directory, now, exactCountLimit = 10_000 }: DirectoryDeps) {
   return {
     async list(creatorId: string, query: ListMembersQuery) {
       const f = filterOf(query);
@@ -97,41 +86,6 @@ export function createDirectoryService({ db, directory, now, exactCountLimit = 1
         data: rows.map(presentMember),
         pagination: { page: query.page, limit: query.limit, total, pages: Math.ceil(total / query.limit), total_is_estimate: count.estimate },
       };
-    },
-
-    /**
-     * Every matching member, in batches read by keyset inside one read-only repeatable-read
-     * transaction: a snapshot, so a member who logs a workout (and so moves in the
-     * last-activity order) during a long export appears exactly once, as the export began.
-     * Memory stays one batch; the transaction holds one pooled connection until the last batch
-     * (on the embedded database, the only one: other requests wait for the export).
-     */
-    async *exportRows(creatorId: string, query: ExportMembersQuery, batch = 1000): AsyncGenerator<DirectoryRow[]> {
-      const f = filterOf(query);
-      const sort = sortOf(query);
-      const at = now();
-      if (exportsRunning >= MAX_EXPORTS_PER_NODE) {
-        throw new AppError('rate_limited', `${MAX_EXPORTS_PER_NODE} member exports are already running on this server; retry in a minute.`, undefined, { 'Retry-After': '60' });
-      }
-      exportsRunning++;
-      let trx: ControlledTransaction<Database> | undefined;
-      try {
-        trx = await db.startTransaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute();
-        // A client that stops reading holds the snapshot's connection: PostgreSQL ends the session after a minute idle.
-        await sql`set local idle_in_transaction_session_timeout = '60s'`.execute(trx);
-        let after: After | undefined;
-        for (;;) {
-          const rows = await directory.page(creatorId, f, sort, at, { offset: 0, limit: batch, ...(after ? { after } : {}) }, trx);
-          if (rows.length) yield rows;
-          if (rows.length < batch) break;
-          const last = rows[rows.length - 1]!;
-          after = { value: last.sort_value, memberId: last.member_id };
-        }
-      } finally {
-        exportsRunning--;
-        // Read-only: ending it either way changes nothing; rollback also covers a client gone mid-export.
-        await trx?.rollback().execute().catch(() => {});
-      }
     },
   };
 }

@@ -17,7 +17,7 @@ import {
 } from '../../../test/members-kit.js';
 import type { SubscriptionStatus } from '../../db/types.js';
 import { createDirectoryRepo } from './directory.repo.js';
-import { createDirectoryService } from './directory.service.js';
+import { createMembersExport, type ExportLimits, type MembersExport } from './export.service.js';
 import { createMembershipRepo } from '../subscriptions/membership.repo.js';
 
 /** GET /api/v1/members/export.csv: RFC 4180 CSV of the list's members, filters and order. */
@@ -95,6 +95,17 @@ async function exportRows(creator: TestCreator, query = '') {
 
 
 const place = (creator: TestCreator, tierName?: string) => placeIn(t, creator, tierName);
+
+/** An export service of its own on this file's database (its own slots), for batch-level tests. */
+const exporter = (limits: Partial<ExportLimits> = {}) =>
+  createMembersExport({ database: t.database, directory: createDirectoryRepo(t.database.db), now: () => clock, limits: { ...t.config.membersExport, ...limits } });
+
+/** The member ids of every batch of `running`, in order. */
+async function idsOf(running: MembersExport): Promise<string[]> {
+  const ids: string[] = [];
+  for (let rows = await running.next(); rows; rows = await running.next()) ids.push(...rows.map((r) => r.member_id));
+  return ids;
+}
 
 describe('the CSV', () => {
   it('is text/csv with the documented header, CRLF line ends and one record per member, matching the list and the record', async () => {
@@ -380,13 +391,11 @@ describe('large exports', () => {
     await sql`update creator_members m set last_active_at = case when x.n in (2, 3, 5) then null else ${ago(0)}::timestamptz - (x.n % 2) * interval '1 hour' end
       from unnest(${ids}::uuid[]) with ordinality as x(id, n)
       where m.creator_id = ${creator.id} and m.member_id = x.id`.execute(t.database.db);
-    const service = createDirectoryService({ db: t.database.db, directory: createDirectoryRepo(t.database.db), now: () => clock });
+    const service = exporter();
     for (const sort of ['-joined_at', 'joined_at', 'name', '-name', 'last_active_at', '-last_active_at'] as const) {
       const listed = (await listAllMembers(t, creator, `?sort=${sort}`)).map((m) => m.id);
       for (const batch of [1, 2, 3, 4]) {
-        const got: string[] = [];
-        for await (const rows of service.exportRows(creator.id, { sort }, batch)) got.push(...rows.map((r) => r.member_id));
-        expect(got, `${sort} in batches of ${batch}`).toEqual(listed);
+        expect(await idsOf(service.open(creator.id, { sort }, batch)), `${sort} in batches of ${batch}`).toEqual(listed);
       }
     }
   });
@@ -394,7 +403,7 @@ describe('large exports', () => {
 
 describe('an export while members are active', () => {
   // The service reads the export in keyset batches; a batch of 1 lets a member act between two of them.
-  // PostgreSQL only: on the embedded database the export holds the one connection, so nobody can act meanwhile.
+  // PostgreSQL only: the embedded database reads each batch on its own (documented on the route), so a member who moves in the order between two batches may be missed or seen twice there.
   it.runIf(inject('postgresUrl'))('has every member exactly once when one of them logs a workout between two batches of an export sorted by last activity', async () => {
     clock = START;
     const creator = await createCreator(t);
@@ -403,7 +412,7 @@ describe('an export while members are active', () => {
     const others = [await addMember(t, { name: 'Two hours' }), await addMember(t, { name: 'One hour' })];
     for (const id of [busy.id, ...others]) await join(creator, at, id, 'active', 5);
     const [exercise] = await catalogExercises(t, 1);
-    const service = createDirectoryService({ db: t.database.db, directory: createDirectoryRepo(t.database.db), now: () => clock });
+    const service = exporter();
     const hours = (h: number) => new Date(clock.getTime() - h * 3_600_000);
 
     const outcomes: Record<string, string[]> = {};
@@ -411,14 +420,14 @@ describe('an export while members are active', () => {
       await setLastActive(t, creator.id, busy.id, hours(3));
       await setLastActive(t, creator.id, others[0]!, hours(2));
       await setLastActive(t, creator.id, others[1]!, hours(1));
-      const batches = service.exportRows(creator.id, { sort }, 1);
+      const batches = service.open(creator.id, { sort }, 1);
       const seen: string[] = [];
       const first = await batches.next();
-      if (!first.done) seen.push(...first.value.map((r) => r.member_id));
+      if (first) seen.push(...first.map((r) => r.member_id));
       // The busy member trains now: their last activity becomes the newest.
       clock = new Date(clock.getTime() + 60_000);
       await logWorkout(t, busy, { communityId: at.communityId, performedAt: clock }, exercise);
-      for await (const rows of batches) seen.push(...rows.map((r) => r.member_id));
+      seen.push(...(await idsOf(batches)));
       outcomes[sort] = seen;
     }
     const label = (id: string) => (id === busy.id ? 'busy' : id === others[0] ? 'two hours' : 'one hour');
@@ -428,28 +437,5 @@ describe('an export while members are active', () => {
       '-last_active_at': once,
       last_active_at: once,
     });
-  });
-});
-
-// PostgreSQL only: each export holds a pooled connection, and the embedded database has one.
-describe.runIf(inject('postgresUrl'))('exports holding connections', () => {
-  it('runs at most two exports at once on a server and frees a slot when a client goes away mid-export', async () => {
-    clock = START;
-    const creator = await createCreator(t);
-    const at = await place(creator);
-    for (const name of ['One', 'Two', 'Three']) await join(creator, at, await addMember(t, { name }), 'active', 3);
-    const service = createDirectoryService({ db: t.database.db, directory: createDirectoryRepo(t.database.db), now: () => clock });
-    const first = service.exportRows(creator.id, {}, 1);
-    const second = service.exportRows(creator.id, {}, 1);
-    expect((await first.next()).done).toBe(false);
-    expect((await second.next()).done).toBe(false);
-    await expect(service.exportRows(creator.id, {}, 1).next()).rejects.toMatchObject({ code: 'rate_limited', headers: { 'Retry-After': '60' } });
-    // The first client disconnects after one batch: its transaction ends and its slot frees.
-    await first.return(undefined);
-    const third = service.exportRows(creator.id, {}, 1);
-    const rows: string[] = [];
-    for await (const batch of third) rows.push(...batch.map((r) => r.member_id));
-    expect(rows).toHaveLength(3);
-    for await (const batch of second) expect(batch).toHaveLength(1);
   });
 });

@@ -1,15 +1,28 @@
-import { Readable } from 'node:stream';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { creatorOf } from '../../http/auth.js';
 import { authErrors, IdParams, notFoundError, Ok, OkList, PaginationQuery } from '../../http/schemas.js';
-import { csvHeader, csvRows } from './csv.js';
 import type { DirectoryService } from './directory.service.js';
+import type { ExportLimits, MembersExportService } from './export.service.js';
+import { CsvExportStream } from './export.stream.js';
 import { ExecutedWorkout, ExportMembersQuery, ListMembersQuery, MemberListItem, MemberRecord, MembersPagination } from './memberships.schemas.js';
 import type { RecordService } from './record.service.js';
 
 const tags = ['Members'];
 
-export function membershipsRoutes(directory: DirectoryService, records: RecordService): FastifyPluginAsyncTypebox {
+/** What GET /members/export.csv promises, with the server's own limits. */
+const EXPORT_DESCRIPTION = (l: ExportLimits) =>
+  [
+    'The members matching the same filters and order as the list, every page of them, as CSV (RFC 4180: comma-separated, CRLF line ends, fields quoted when they hold a comma, quote or line break; UTF-8, no byte-order mark; a header row first).',
+    'Columns: `id, name, email, avatar_url, status, joined_at, last_active_at, workouts_completed_30d, posts_count_30d, streak_days, tiers` (`tiers`: "Tier name: subscription status" per community, separated by "; "). A cell a spreadsheet could run as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return) is prefixed with `\'`.',
+    `Streamed in batches of ${l.batchSize} members, read by keyset in the list's order; the next batch is read only when the client has taken the previous one, so memory stays constant at any size.`,
+    'Consistency: on PostgreSQL every batch is read from one snapshot taken at the start, so each member matching then appears exactly once, as they were then.',
+    'On the embedded database each batch is its own snapshot and nothing is held between batches (its single connection stays free for every other request while the client reads): a member whose sort value changes during the export (e.g. new activity when sorted by `last_active_at`, a new name when sorted by `name`) may be missing or appear twice, and each row is as it was when its batch was read.',
+    `At most ${l.perCreator} export per creator and ${l.perNode} per server run at once (429 with \`Retry-After\` and a message saying which limit beyond).`,
+    `A client that takes nothing for ${l.idleTimeoutMs / 1000} s is cut off (the connection is closed), and a client that closes or resets the connection at any moment ends the export; either way its slot, snapshot and database connection are freed at once.`,
+    'An error after the first batch was sent ends the response early (the last line is then incomplete), since the status is already sent.',
+  ].join(' ');
+
+export function membershipsRoutes(directory: DirectoryService, records: RecordService, exports: MembersExportService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/members/:id',
@@ -65,10 +78,8 @@ export function membershipsRoutes(directory: DirectoryService, records: RecordSe
         schema: {
           tags,
           summary: 'Export members as CSV',
-          description:
-            'The members matching the same filters and order as the list, every page of them, as one consistent snapshot, as CSV (RFC 4180: comma-separated, CRLF line ends, fields quoted when they hold a comma, quote or line break; UTF-8, no byte-order mark; a header row first). Streamed in batches, so its memory stays constant at any size. Columns: `id, name, email, avatar_url, status, joined_at, last_active_at, workouts_completed_30d, posts_count_30d, streak_days, tiers` (`tiers`: "Tier name: subscription status" per community, separated by "; "). A cell a spreadsheet could run as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return) is prefixed with `\'`. An error after the first batch was sent ends the response early (the last line is then incomplete), since the status is already sent. At most 2 exports run at once per server (429 with `Retry-After` beyond); a client that stops reading for a minute is cut off.',
+          description: EXPORT_DESCRIPTION(exports.limits),
           querystring: ExportMembersQuery,
-          produces: ['text/csv'],
           response: {
             200: { description: 'CSV of the members', content: { 'text/csv': { schema: Type.String() } } },
             ...authErrors,
@@ -76,26 +87,26 @@ export function membershipsRoutes(directory: DirectoryService, records: RecordSe
         },
       },
       async (request, reply) => {
-        const rows = directory.exportRows(creatorOf(request), request.query);
+        // Slots are taken here (429 when none is free) and given back by `close`, whatever ends the response.
+        const running = exports.open(creatorOf(request), request.query);
+        reply.raw.once('close', () => void running.close());
+        // A client gone before the listener was added: its 'close' has fired already.
+        if (reply.raw.destroyed) void running.close();
         // The first batch is read before the status is sent, so a failure there is an ordinary error response.
-        const first = await rows.next();
-        async function* lines() {
-          try {
-            yield csvHeader();
-            if (first.done) return;
-            yield csvRows(first.value);
-            for await (const batch of rows) yield csvRows(batch);
-          } finally {
-            // A client gone at any point (even before the loop took over `rows`) ends the export's transaction.
-            await rows.return(undefined);
-          }
-        }
+        const first = await running.next();
+        const stream = new CsvExportStream(running, first, {
+          idleTimeoutMs: exports.limits.idleTimeoutMs,
+          onIdle: () => {
+            request.log.info({ idle_timeout_ms: exports.limits.idleTimeoutMs }, 'members export: the client took nothing for the idle limit; connection cut');
+            request.raw.socket?.destroy();
+          },
+        });
         return reply
           .type('text/csv; charset=utf-8')
           .header('content-disposition', 'attachment; filename="members.csv"')
           .header('cache-control', 'no-store')
           // A stream, not the string the OpenAPI schema describes: the type provider only knows the latter.
-          .send(Readable.from(lines(), { objectMode: false }) as unknown as string);
+          .send(stream as unknown as string);
       },
     );
   };
