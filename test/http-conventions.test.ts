@@ -90,6 +90,14 @@ describe('HTTP conventions', () => {
     expect(json(res)).toMatchObject({ success: false, error: { code: 'not_found' } });
   });
 
+  it('answers a POST with a JSON body to an unknown path with 404 naming the path, not a complaint about the body', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/nothing-here?x=1', payload: { name: 'x' } });
+    expect(res.statusCode).toBe(404);
+    expect(json(res).error).toMatchObject({ code: 'not_found', message: 'No route POST /api/v1/nothing-here.' });
+    const nul = await t.app.inject({ method: 'POST', url: '/api/v1/nothing-here', payload: { name: 'a\u0000b' } });
+    expect(nul.statusCode).toBe(404);
+  });
+
   it('answers an unexpected failure with 500 that reveals nothing internal', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/__explode', headers: { 'x-request-id': 'req-500' } });
     expect(res.statusCode).toBe(500);

@@ -66,6 +66,8 @@ export function registerValidation(app: FastifyInstance): void {
 
   // One callback-style hook for both rules below: every request passes here, and almost all pass.
   app.addHook('preValidation', (request, _reply, done) => {
+    // A path with no route is a 404 naming the path, whatever was sent to it.
+    if (request.is404) return done();
     try {
       refuseUnstorableText(request);
       refuseUnexpectedBody(request);
