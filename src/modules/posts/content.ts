@@ -110,8 +110,8 @@ export function renderMarkdown(content: string): string {
  * and percent-encoded (an emoji becomes 12 characters), so a 4,000-character post of
  * reference links rendered to over 4 MB, and a feed page of them to hundreds. A post over the
  * bound is refused with a reason (posts.service), never cut: cutting would change what the
- * creator wrote without telling them. Real posts stay far below it (a post of 40 links of
- * 100-character addresses renders to ~15 KB); only link-stuffed or 20-deep quote towers reach it.
+ * creator wrote without telling them. Real posts stay far below it (a post of 35 links to
+ * 90-character addresses renders to ~6 KB); only link-stuffed posts or quote towers reach it.
  */
 export const CONTENT_HTML_MAX = 65_536;
 
