@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import { answerInTransaction } from '../../http/idempotency.js';
 import { creatorOf } from '../../http/auth.js';
-import { authErrors, IdParams, notFoundError, Ok, OkList } from '../../http/schemas.js';
+import { authErrors, conflictError, IdParams, notFoundError, Ok, OkList } from '../../http/schemas.js';
 import {
   CreateProgramBody,
   CreateWorkoutBody,
@@ -14,6 +14,7 @@ import {
   UpdateWorkoutBody,
   Workout,
   WorkoutOrderBody,
+  WORKOUTS_MAX,
 } from './programs.schemas.js';
 import type { ProgramsService } from './programs.service.js';
 
@@ -114,10 +115,10 @@ export function programsRoutes(service: ProgramsService): FastifyPluginAsyncType
         schema: {
           tags,
           summary: 'Add a workout to a program',
-          description: `Appends a workout (last in the program's order) with 1 to 50 exercise entries. ${ENTRY_RULES}`,
+          description: `Appends a workout (last in the program's order) with 1 to 50 exercise entries. A program holds at most ${WORKOUTS_MAX} workouts: the next one is 409 \`conflict\` until one is deleted. ${ENTRY_RULES}`,
           params: IdParams,
           body: CreateWorkoutBody,
-          response: { 201: Ok(Type.Ref(Workout)), ...authErrors, ...notFoundError },
+          response: { 201: Ok(Type.Ref(Workout)), ...authErrors, ...notFoundError, ...conflictError(`The program already holds ${WORKOUTS_MAX} workouts.`) },
         },
       },
       async (request, reply) =>

@@ -38,6 +38,8 @@ const ExerciseEntryInput = Type.Object(
 export type ExerciseEntryInput = Static<typeof ExerciseEntryInput>;
 
 const ENTRIES_MAX = 50;
+/** Workouts one program holds: creation stops here, and a reorder lists at most this many. */
+export const WORKOUTS_MAX = 500;
 const ExerciseEntries = Type.Array(ExerciseEntryInput, { minItems: 1, maxItems: ENTRIES_MAX, description: '1 to 50 exercise entries, in the order they are done.' });
 
 export const ExerciseEntry = Type.Object({
@@ -129,8 +131,8 @@ export type UpdateWorkoutBody = Static<typeof UpdateWorkoutBody>;
 export const WorkoutOrderBody = Type.Object(
   {
     workout_ids: Type.Array(Type.String({ format: 'uuid', maxLength: 36 }), {
-      maxItems: 500,
-      description: "Every workout of the program exactly once, in the new order.",
+      maxItems: WORKOUTS_MAX,
+      description: `Every workout of the program exactly once, in the new order (a program holds at most ${WORKOUTS_MAX}).`,
     }),
   },
   { additionalProperties: false },

@@ -16,6 +16,7 @@ import type {
   UpdateWorkoutBody,
   WorkoutOrderBody,
 } from './programs.schemas.js';
+import { WORKOUTS_MAX } from './programs.schemas.js';
 
 export const presentProgram = (p: ProgramRow) => ({
   id: p.id,
@@ -156,7 +157,11 @@ export function createProgramsService({ db, programs, communities, exercises }: 
       const id = newId();
       return inTransaction(db, answer, async (trx) => {
         if (!(await programs.lock(creatorId, programId, trx))) throw notFound('Program');
+        // Positions are dense (0..n-1; deleting closes the gap), so the next one is the count.
         const position = await programs.nextPosition(creatorId, programId, trx);
+        if (position >= WORKOUTS_MAX) {
+          throw new AppError('conflict', `This program already holds ${WORKOUTS_MAX} workouts, the most a program can hold. Delete one, or start another program, before adding more.`);
+        }
         await programs.insertWorkout(creatorId, { id, program_id: programId, name: input.name.trim(), position }, trx);
         await programs.replaceEntries(creatorId, id, entries, trx);
         return workoutDetail(creatorId, programId, id, trx);

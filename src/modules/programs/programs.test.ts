@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { subscribe } from '../../../test/billing-kit.js';
 import {
   BENCH_PRESS_ID,
@@ -134,5 +135,26 @@ describe('programs in the member app', () => {
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/member/programs/${program.id}`, headers: stranger.headers })).statusCode).toBe(403);
     expect(json(await t.app.inject({ method: 'GET', url: '/api/v1/member/programs', headers: stranger.headers })).data).toEqual([]);
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/member/programs/0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b', headers: stranger.headers })).statusCode).toBe(404);
+  });
+});
+
+describe('the size of a program', () => {
+  it('holds at most 500 workouts: the 501st is 409 until one is deleted, and a full program can still be reordered', async () => {
+    const { creator, community } = await setup();
+    const program = await createProgram(t, creator, community.id);
+    // 499 workouts written directly (through the API this would be 499 requests); the 500th through the API.
+    await sql`insert into workouts (id, creator_id, program_id, name, position)
+      select gen_random_uuid(), ${creator.id}, ${program.id}, 'Treino ' || n, n - 1 from generate_series(1, 499) as n`.execute(t.database.db);
+    const last = await createWorkout(t, creator, program.id);
+    expect(last.position as number).toBe(499);
+    const refused = await call(creator, 'POST', `/api/v1/workout-programs/${program.id}/workouts`, { name: 'Mais um', exercises: [entry()] });
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused).error).toMatchObject({ code: 'conflict', message: expect.stringContaining('500 workouts') });
+    const ids = json(await call(creator, 'GET', `/api/v1/workout-programs/${program.id}`)).data.workouts.map((w: { id: string }) => w.id);
+    expect(ids).toHaveLength(500);
+    const reordered = await call(creator, 'PUT', `/api/v1/workout-programs/${program.id}/workout-order`, { workout_ids: [...ids].reverse() });
+    expect(reordered.statusCode).toBe(200);
+    expect((await call(creator, 'DELETE', `/api/v1/workouts/${last.id}`)).statusCode).toBe(200);
+    expect((await call(creator, 'POST', `/api/v1/workout-programs/${program.id}/workouts`, { name: 'Cabe agora', exercises: [entry()] })).statusCode).toBe(201);
   });
 });
