@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle } from './client.js';
+import type { Executor } from './tx.js';
 
 /**
  * Runs `work` only if no other process is running the same job: a PostgreSQL session
@@ -18,4 +19,14 @@ export async function runExclusive<T>(database: DatabaseHandle, lockId: number, 
       await sql`select pg_advisory_unlock(${sql.lit(lockId)})`.execute(conn);
     }
   });
+}
+
+/**
+ * Queues the mirror's writes of one processor object (a subscription, a payout) behind each
+ * other until the writer commits. A row lock cannot do it for an object seen for the first
+ * time: two first reads applied at once would both find no row, and the second's insert
+ * would turn into an update that reports the first's state as a change of its own.
+ */
+export async function lockProcessorObject(trx: Executor, processorId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${processorId}, 0))`.execute(trx);
 }

@@ -1,6 +1,7 @@
 import type Stripe from 'stripe';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
+import { lockProcessorObject } from '../../db/locks.js';
 import type { Executor } from '../../db/tx.js';
 import type { PayoutStatus } from '../../db/types.js';
 import type { Processor } from '../../processor/processor.js';
@@ -26,7 +27,8 @@ export function createPayoutSync({ db, processor, sync }: { db: Db; processor: P
       failure_code: payout.failure_code ?? null,
       failure_reason: payout.failure_message ?? null,
     };
-    const before = await trx.selectFrom('payouts').select(['id', 'status', 'synced_seq']).where('processor_payout_id', '=', payout.id).executeTakeFirst();
+    await lockProcessorObject(trx, payout.id);
+    const before = await trx.selectFrom('payouts').select(['id', 'status', 'synced_seq']).where('processor_payout_id', '=', payout.id).forUpdate().executeTakeFirst();
     if (before && Number(before.synced_seq) >= seq) return { id: before.id, changed: false };
     const row = await trx
       .insertInto('payouts')
