@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Executor } from '../../db/tx.js';
+import { ALL_COMMUNITIES } from './counters.js';
 import type { Scope } from './metrics.repo.js';
 
 const DAY_MS = 86_400_000;
@@ -12,9 +13,16 @@ const DAY_MS = 86_400_000;
 export const HISTORY_MAX_DAYS = 90;
 /** Days computed per statement: each pairs every day with every subscription of the scope. */
 const CHUNK_DAYS = 31;
+/**
+ * How many subscription-days (the scope's subscriptions × the days missing) one read may
+ * compute before answering: ~2 s of one PostgreSQL core at the rate above. A creator of a few
+ * thousand subscriptions gets every missing day of a month at once; a larger one gets the most
+ * recent days that fit, and the job fills the rest of the last HISTORY_MAX_DAYS.
+ */
+export const READ_BACKFILL_PAIRS = 250_000;
 
 export const utcDay = (d: Date) => d.toISOString().slice(0, 10);
-const dayAfter = (day: string) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS));
+const dayBefore = (day: string) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) - DAY_MS));
 
 export interface HistoryRow {
   day: string;
@@ -30,9 +38,12 @@ export interface HistoryRow {
  * The daily metrics history (issue #15): for every creator, all communities together and each
  * one, a row per finished UTC day with the figures as they stood at its end. A job (at
  * start-up and every METRICS_HISTORY_INTERVAL_MS, on one node at a time: an advisory lock,
- * features.ts) fills the days missing since a scope's last row, up to yesterday: a node down
- * for a week backfills the week. The unique key (creator, community, day) makes a day's row
- * the first writer's; a second run writes nothing.
+ * features.ts) fills the days of the last HISTORY_MAX_DAYS a scope is missing, up to yesterday:
+ * a node down for a week backfills the week. A read fills the missing days of its own range
+ * first (within READ_BACKFILL_PAIRS), so a new creator's chart does not wait for the job
+ * (issue #26). The unique key (creator, community, day) makes a day's row the first writer's,
+ * the job's or a read's; a second writer writes nothing. Only days that have ended are
+ * written, so no row holds figures from before its day's end; today is never stored.
  *
  * A past day is reconstructed from the subscription mirror as it is now: a subscription was
  * live from `created_at` until it ended (`ended_at`, else `canceled_at`), trialing until
@@ -41,7 +52,7 @@ export interface HistoryRow {
  * (as MRR counts them) and a changed price shows from the start; days written while they
  * happen (the job runs every few minutes) are exact to that rule.
  */
-export function createMetricsHistory({ db, now }: { db: Db; now: () => Date }) {
+export function createMetricsHistory({ db, now, readBackfillPairs = READ_BACKFILL_PAIRS }: { db: Db; now: () => Date; readBackfillPairs?: number }) {
   const inScope = (s: Scope) =>
     sql`s.creator_id = ${s.creatorId} and (${s.communityId ?? null}::uuid is null or s.community_id = ${s.communityId ?? null}::uuid)`;
 
@@ -86,22 +97,32 @@ export function createMetricsHistory({ db, now }: { db: Db; now: () => Date }) {
     return rows;
   }
 
-  /** The days to write for a scope: after its last row (or its first subscription, at most HISTORY_MAX_DAYS back) through yesterday. */
-  async function missingDays(scope: Scope, today: string, trx: Executor): Promise<string[]> {
-    const { rows } = await sql<{ last: string | null; first: string | null }>`
-      select (select max(day)::text from metrics_daily where creator_id = ${scope.creatorId} and community_id is not distinct from ${scope.communityId ?? null}::uuid) as last,
-             (select (min(s.created_at) at time zone 'UTC')::date::text from subscriptions s where ${inScope(scope)}) as first`.execute(trx);
-    const { last, first } = rows[0]!;
-    if (!first) return [];
-    const earliest = utcDay(new Date(Date.parse(`${today}T00:00:00Z`) - HISTORY_MAX_DAYS * DAY_MS));
-    let day = last ? dayAfter(last) : first > earliest ? first : earliest;
-    const days: string[] = [];
-    for (; day < today; day = dayAfter(day)) days.push(day);
-    return days;
+  /**
+   * The days from `from` through `through` (UTC dates, inclusive) a scope has no row for,
+   * oldest first; none before its first subscription (nothing to chart there).
+   */
+  async function missingDays(scope: Scope, from: string, through: string, trx: Executor = db): Promise<string[]> {
+    if (from > through) return [];
+    const { rows } = await sql<{ day: string }>`
+      select g.day::date::text as day
+      from (select (min(s.created_at) at time zone 'UTC')::date as first from subscriptions s where ${inScope(scope)}) f
+      cross join lateral generate_series(greatest(${from}::date, f.first)::timestamp, ${through}::date::timestamp, interval '1 day') as g(day)
+      where f.first is not null
+        and not exists (select 1 from metrics_daily m where m.creator_id = ${scope.creatorId}
+                          and m.community_id is not distinct from ${scope.communityId ?? null}::uuid and m.day = g.day::date)
+      order by g.day`.execute(trx);
+    return rows.map((r) => r.day);
   }
 
-  async function fill(scope: Scope, today: string): Promise<number> {
-    const days = await missingDays(scope, today, db);
+  /** The scope's subscriptions, counted up to `cap` (a read's budget needs no more). */
+  async function subscriptionsUpTo(scope: Scope, cap: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from (select 1 from subscriptions s where ${inScope(scope)} limit ${cap}) x`.execute(db);
+    return rows[0]!.n;
+  }
+
+  /** Computes and stores `days` (all ended), chunk by chunk; a day another writer stored meanwhile is kept as it is. */
+  async function write(scope: Scope, days: string[]): Promise<number> {
     let written = 0;
     for (let i = 0; i < days.length; i += CHUNK_DAYS) {
       const rows = await figuresAt(scope, days.slice(i, i + CHUNK_DAYS), db);
@@ -115,6 +136,11 @@ export function createMetricsHistory({ db, now }: { db: Db; now: () => Date }) {
       written += Number(numAffectedRows ?? 0);
     }
     return written;
+  }
+
+  async function fill(scope: Scope, today: string): Promise<number> {
+    const earliest = utcDay(new Date(Date.parse(`${today}T00:00:00Z`) - HISTORY_MAX_DAYS * DAY_MS));
+    return write(scope, await missingDays(scope, earliest, dayBefore(today)));
   }
 
   return {
@@ -133,6 +159,29 @@ export function createMetricsHistory({ db, now }: { db: Db; now: () => Date }) {
         for (const c of scopes.filter((s) => s.creator_id === creatorId)) written += await fill({ creatorId, communityId: c.id }, today);
       }
       return { through: utcDay(new Date(Date.parse(`${today}T00:00:00Z`) - DAY_MS)), written };
+    },
+
+    /**
+     * Stores the ended days of [from, to] the scope is missing, before a read answers: all of
+     * them when (subscriptions × days) is within READ_BACKFILL_PAIRS, else the most recent
+     * that fit (none at all for a scope of more than READ_BACKFILL_PAIRS subscriptions). Answers
+     * how many were written and how many are left to the job.
+     */
+    async backfill(scope: Scope, from: string, to: string): Promise<{ written: number; left: number }> {
+      const yesterday = dayBefore(utcDay(now()));
+      const days = await missingDays(scope, from, to < yesterday ? to : yesterday);
+      if (!days.length) return { written: 0, left: 0 };
+      const fit = Math.floor(readBackfillPairs / Math.max(1, await subscriptionsUpTo(scope, readBackfillPairs + 1)));
+      const chosen = fit > 0 ? days.slice(-fit) : [];
+      return { written: await write(scope, chosen), left: days.length - chosen.length };
+    },
+
+    /** Today's starts, ends and last ends of live spells so far: the counters the summary reads (counters.ts), for one day. */
+    async dayCounters(scope: Scope, day: string, trx: Executor = db) {
+      const { rows } = await sql<{ starts: number; ends: number; final_ends: number }>`
+        select starts, ends, final_ends from metrics_days
+        where creator_id = ${scope.creatorId} and scope_id = ${scope.communityId ?? ALL_COMMUNITIES} and day = ${day}::date`.execute(trx);
+      return { starts: rows[0]?.starts ?? 0, ends: rows[0]?.ends ?? 0, finalEnds: rows[0]?.final_ends ?? 0 };
     },
 
     /** The rows of a scope between two UTC days (inclusive). */

@@ -47,7 +47,7 @@ export function metricsRoutes(service: MetricsService): FastifyPluginAsyncTypebo
           tags,
           summary: 'Daily metrics history',
           description:
-            'MRR, paying and trialing members, new and lost members and the 30-day churn at the end of each finished UTC day between `from` and `to` (inclusive, at most 366 days a request; default the last 30 finished days), for all your communities or one. A job writes each day once after it ends (and backfills days it missed, from the subscription mirror: a subscription counts as live from its start to its end, trialing until its trial ends, paying at its current price otherwise), so a chart reads stored rows.',
+            'MRR, paying and trialing members, new and lost members and the 30-day churn at the end of each finished UTC day between `from` and `to` (inclusive, at most 366 days a request; default the 30 days ending today), for all your communities or one, and today so far as the last entry (`partial: true`) when the range includes it. Each finished day is stored once after it ends, by a job or by the first read asking for it, reconstructed from the subscription mirror (a subscription counts as live from its start to its end, trialing until its trial ends, paying at its current price otherwise); today is computed at read from the counters the summary uses.',
           querystring: HistoryQuery,
           response: { 200: Ok(Type.Ref(MetricsHistory)), ...authErrors, ...notFoundError },
         },

@@ -114,7 +114,7 @@ export const HISTORY_MAX_SPAN_DAYS = 366;
 export const HistoryQuery = Type.Object(
   {
     from: Type.Optional(DateInput('First UTC day (YYYY-MM-DD), inclusive; default 29 days before `to`.')),
-    to: Type.Optional(DateInput('Last UTC day, inclusive; default yesterday (the last finished day).')),
+    to: Type.Optional(DateInput('Last UTC day, inclusive; default today (its figures so far, `partial: true`).')),
     community_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'One of your communities (404 otherwise); omitted: all of them together.' })),
   },
   { additionalProperties: false },
@@ -128,6 +128,10 @@ export const MetricsHistory = Type.Object(
     days: Type.Array(
       Type.Object({
         day: Type.String({ format: 'date', maxLength: 10 }),
+        partial: Type.Boolean({
+          description:
+            'true for today only: its figures so far, computed when read from the same counters as the summary (`GET /creator-metrics`), so it moves until the day ends; false for a finished day, whose figures are stored once after it ended and do not change.',
+        }),
         mrr_cents: Int64({ minimum: 0, description: 'MRR at the end of the day.' }),
         active_subscribers: Int64({ minimum: 0, description: 'Paying members at the end of the day.' }),
         trialing: Int64({ minimum: 0, description: 'Members trialing (and not paying) at the end of the day.' }),
@@ -138,7 +142,7 @@ export const MetricsHistory = Type.Object(
       {
         maxItems: HISTORY_MAX_SPAN_DAYS,
         description:
-          'One entry per finished UTC day in the range that the daily job has written, oldest first. Days are written once (the job fills missing ones, backfilling up to 90 days on a first run); today is not there until it has ended.',
+          'Oldest first: one entry per finished UTC day of the range from the scope’s first subscription on, then, when the range includes today, today (`partial: true`) as the last entry. A finished day is stored once, after it ended: by the daily job, or by the first read that asks for it. A read computes the missing days of its range before answering, as many as fit its budget (every missing day of a 30-day range for a scope of up to 8,000 subscriptions; otherwise the most recent that fit); days left out are filled by the job within minutes (those of the last 90 days) and by later reads.',
       },
     ),
   },

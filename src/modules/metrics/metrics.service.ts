@@ -76,6 +76,32 @@ export function createMetricsService({ db, metrics, communities, history, now }:
       });
   }
 
+  /**
+   * Today's history entry: the summary's figures now (one snapshot, as `figures`), and the day's
+   * new and lost members from its counters (new = lost + the change in live members, as the
+   * 30-day window derives them).
+   */
+  async function todaySoFar(scope: Scope, at: Date, today: string) {
+    return db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const s = await metrics.subscribers(scope, windowAt(at), trx);
+        const d = await history.dayCounters(scope, today, trx);
+        return {
+          day: today,
+          partial: true,
+          mrr_cents: Number(s.mrr_cents),
+          active_subscribers: s.active_subscribers,
+          trialing: s.trialing,
+          // Never below 0 with consistent counters; the floor keeps a drifted counter (rebuild.ts check) from breaking the answer's contract.
+          new_subscribers: Math.max(0, d.finalEnds + d.starts - d.ends),
+          lost_subscribers: d.finalEnds,
+          churn_rate_30d: fraction(s.lost_subscribers, s.live_at_start + s.new_subscribers),
+        };
+      });
+  }
+
   return {
     /**
      * Retention cohorts (DESIGN §7): members by the period of their first subscription, the
@@ -111,29 +137,35 @@ export function createMetricsService({ db, metrics, communities, history, now }:
       };
     },
 
-    /** The daily rows written by the history job between two UTC days (at most 366 days). */
+    /**
+     * The daily history (DESIGN §7): the stored days of the range, oldest first, the missing
+     * ended ones computed and stored first (history.ts backfill), and, when the range holds
+     * today, today so far from the counters the summary reads, `partial: true`.
+     */
     async history(creatorId: string, query: { from?: string; to?: string; community_id?: string }) {
       if (query.community_id && !(await communities.findStatus(creatorId, query.community_id))) throw notFound('Community');
-      const to = query.to ?? utcDay(new Date(now().getTime() - DAY_MS));
+      const at = now();
+      const today = utcDay(at);
+      const to = query.to ?? today;
       const from = query.from ?? utcDay(new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS));
       const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
       if (span < 1) throw new AppError('validation_error', 'The range is not valid.', [{ field: 'from', message: `must not be after to (${to})` }]);
       if (span > HISTORY_MAX_SPAN_DAYS) throw new AppError('validation_error', 'The range is too long.', [{ field: 'from', message: `the range spans ${span} days; at most ${HISTORY_MAX_SPAN_DAYS} a request` }]);
-      const rows = await history.read({ creatorId, communityId: query.community_id }, from, to);
-      return {
-        community_id: query.community_id ?? null,
-        from,
-        to,
-        days: rows.map((r) => ({
-          day: r.day,
-          mrr_cents: Number(r.mrr_cents),
-          active_subscribers: r.active_subscribers,
-          trialing: r.trialing,
-          new_subscribers: r.new_subscribers,
-          lost_subscribers: r.lost_subscribers,
-          churn_rate_30d: Number(r.churn_rate_30d),
-        })),
-      };
+      const scope = { creatorId, communityId: query.community_id };
+      await history.backfill(scope, from, to);
+      const rows = await history.read(scope, from, to);
+      const days = rows.map((r) => ({
+        day: r.day,
+        partial: false,
+        mrr_cents: Number(r.mrr_cents),
+        active_subscribers: r.active_subscribers,
+        trialing: r.trialing,
+        new_subscribers: r.new_subscribers,
+        lost_subscribers: r.lost_subscribers,
+        churn_rate_30d: Number(r.churn_rate_30d),
+      }));
+      if (from <= today && today <= to) days.push(await todaySoFar(scope, at, today));
+      return { community_id: query.community_id ?? null, from, to, days };
     },
 
     async summary(creatorId: string) {
