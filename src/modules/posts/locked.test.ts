@@ -85,7 +85,8 @@ describe('what a member without access reads of a post', () => {
 
     const db = t.database.db;
     const service = createPostsService({ db, posts: createPostsRepo(db), engagement: createEngagementRepo(db), communities: createCommunitiesRepo(db), now: () => new Date() });
-    expect(await service.refreshStalePreviews()).toBeGreaterThanOrEqual(1);
+    // On a shared PostgreSQL schema another test file's app may run its start-up pass first: either way the row ends current.
+    await service.refreshStalePreviews();
     const row = await db.selectFrom('posts').select(['preview_auto', 'preview_auto_stale']).where('id', '=', post.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ preview_auto: teaser, preview_auto_stale: false });
     expect((await readPost(t, bronze, post.id)).preview).toBe(teaser);
