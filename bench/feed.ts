@@ -71,7 +71,8 @@ function scenarios(f: FeedFixture): Scenario[] {
     if (items.some((p, i) => p.pinned !== i < pinned)) return `not ${pinned} pinned posts first`;
     if (items.some((p, i) => i > 0 && p.pinned === items[i - 1]!.pinned && p.created_at > items[i - 1]!.created_at)) return 'not newest first';
     const shut = items.filter((p) => p.locked);
-    if (shut.some((p) => 'content' in p || 'content_html' in p || typeof p.preview !== 'string')) return 'a locked item shows content, or no preview';
+    // A locked post's preview is text, or null for a post under 60 characters of text (DESIGN §5).
+    if (shut.some((p) => 'content' in p || 'content_html' in p || 'media' in p || (p.preview !== null && typeof p.preview !== 'string'))) return 'a locked item shows content or media, or a preview that is not text';
     if (!locked && shut.length) return `${shut.length} locked items for a top-tier member`;
     if (locked && items.length >= 20 && !shut.length) return 'no locked item for a lowest-tier member';
     return undefined;
