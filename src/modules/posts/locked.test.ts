@@ -234,6 +234,20 @@ describe('how much HTML a post may render to', () => {
     expect(largest).toBeGreaterThan(CONTENT_HTML_MAX / 2);
   });
 
+  it('answers a comment of reference links as the plain text it is: comments are never rendered, so their size is their own', async () => {
+    const creator = await createCreator(t);
+    const { communityId, tiers } = await goldCommunity(creator);
+    const member = await subscribedMember(t, creator, { communityId, tierId: tiers.Gold });
+    const post = await createPost(t, creator, { community_id: communityId, content: 'Questions welcome below.' });
+    const body = `[a]: https://e.co/${'😀'.repeat(300)}\n\n${'[a]'.repeat(560)}`;
+    const made = await asMember(t, member, 'POST', `/posts/${post.id}/comments`, { body });
+    expect(made.statusCode, made.body).toBe(201);
+    const res = await asMember(t, member, 'GET', `/posts/${post.id}/comments`);
+    expect(json(res).data[0].body).toBe(body);
+    expect(res.body).not.toContain('<a');
+    expect(Buffer.byteLength(res.body)).toBeLessThan(8 * 1024);
+  });
+
   it('renders a post of 35 links to 90-character addresses, as real posts have them, well within the bound', async () => {
     const creator = await createCreator(t);
     const { id: communityId } = await createCommunity(t, creator);
