@@ -4,6 +4,7 @@ import { newId } from '../src/db/ids.js';
 import type { SubscriptionStatus } from '../src/db/types.js';
 import { requalifyParticipations } from '../src/modules/challenges/qualification.js';
 import { createMembershipRepo } from '../src/modules/subscriptions/membership.repo.js';
+import { isLive } from '../src/modules/subscriptions/status.js';
 import { createCommunity, createTier, json, uniq, type TestApp, type TestCreator } from './helpers.js';
 
 /**
@@ -29,7 +30,7 @@ export interface SubscriptionInput {
   billingPeriod?: 'monthly' | 'quarterly' | 'yearly';
   /** When a canceled subscription ended (the processor's time). */
   endedAt?: Date;
-  /** The service's clock at the change (challenge scoring stops at it); default now. */
+  /** The service's clock at the change (a lapse is recorded and challenge scoring stops at it); default now. */
   at?: Date;
 }
 
@@ -41,6 +42,9 @@ export async function mirrorSubscription(
   input: SubscriptionInput,
 ): Promise<string> {
   const id = where.id ?? newId();
+  const at = input.at ?? new Date();
+  // As the mirror keeps it (migrations/0020): when it stopped being live; first seen not live, it never was.
+  const lapses = !isLive(input.status) && input.status !== 'canceled';
   await t.database.db.transaction().execute(async (trx) => {
     const values = {
       status: input.status,
@@ -52,7 +56,8 @@ export async function mirrorSubscription(
       ...(input.endedAt ? { ended_at: input.endedAt, canceled_at: input.endedAt } : {}),
     };
     if (where.id) {
-      await trx.updateTable('subscriptions').set(values).where('id', '=', id).execute();
+      const lapsedAt = isLive(input.status) ? null : lapses ? sql<Date>`coalesce(lapsed_at, ${at})` : sql<Date | null>`lapsed_at`;
+      await trx.updateTable('subscriptions').set({ ...values, lapsed_at: lapsedAt }).where('id', '=', id).execute();
     } else {
       await trx
         .insertInto('subscriptions')
@@ -62,6 +67,7 @@ export async function mirrorSubscription(
           member_id: where.memberId,
           processor_subscription_id: `sub_test_${uniq()}`,
           created_at: input.createdAt ?? new Date(),
+          lapsed_at: lapses ? (input.createdAt ?? new Date()) : null,
           ...values,
           price_cents: input.priceCents ?? 4990,
           billing_period: input.billingPeriod ?? 'monthly',
@@ -70,7 +76,7 @@ export async function mirrorSubscription(
     }
     const repo = createMembershipRepo();
     await repo.recordChange(creator.id, id, trx);
-    await requalifyParticipations(creator.id, where.memberId, input.at ?? new Date(), trx);
+    await requalifyParticipations(creator.id, where.memberId, at, trx);
     await repo.refresh(creator.id, where.memberId, where.communityId, trx);
     await t.app.metricsCounters.refresh(creator.id, where.memberId, trx);
   });
