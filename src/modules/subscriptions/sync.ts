@@ -159,8 +159,9 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
     // directory and the creator metrics' counters.
     if (written && changed) {
       await membership.recordChange(creator.id, id, trx);
-      // Before the directory and counters locks: it may take the member's history lock, which
-      // the logging statement takes before it touches the directory.
+      // Before the directory and counters locks: it may take the member's history lock, and
+      // logging takes that lock before the directory row (workout-logs.service), so the two
+      // queue rather than deadlock.
       await requalifyParticipations(creator.id, member.member_id, clock(), trx);
       await membership.refresh(creator.id, member.member_id, tierPrice.community_id, trx);
       await aggregates.refresh(creator.id, member.member_id, trx);
