@@ -86,13 +86,14 @@ describe('metrics history', () => {
   });
 });
 
+const daysOf = (res: Awaited<ReturnType<typeof history>>) => json(res).data.days as ReturnType<typeof day>[];
+
 describe('metrics history from the first minute', () => {
   const summary = async (creator: TestCreator) => json(await t.app.inject({ method: 'GET', url: '/api/v1/creator-metrics', headers: creator.headers })).data;
   const stored = async (creatorId: string) =>
     (await t.database.db.selectFrom('metrics_daily').select(sql<string>`day::text`.as('day')).where('creator_id', '=', creatorId).where('community_id', 'is', null).orderBy('day').execute()).map(
       (r) => r.day,
     );
-  const daysOf = (res: Awaited<ReturnType<typeof history>>) => json(res).data.days as ReturnType<typeof day>[];
 
   it('answers the missing days and today, partial and equal to the summary, before the job has ever run for the creator', async () => {
     clock = new Date('2026-06-15T12:00:00Z');
@@ -179,5 +180,26 @@ describe('metrics history from the first minute', () => {
     expect(await small.backfill({ creatorId: creator.id }, '2026-06-01', '2026-06-15')).toEqual({ written: 2, left: 4 });
     expect(await stored(creator.id)).toEqual(['2026-06-13', '2026-06-14']);
     expect((await t.app.metricsHistory.run({ creatorId: creator.id })).written).toBe(4 + 6);
+  });
+});
+
+describe('metrics history and the statuses that are not live', () => {
+  it('counts a subscription until it lapsed into unpaid, and one that never was live not at all', async () => {
+    clock = new Date('2026-06-15T12:00:00Z');
+    const creator = await createCreator(t);
+    const a = await createCommunity(t, creator);
+    const tier = (await createTier(t, creator, a.id, { price_cents: 1000 })).id;
+    const join = async (status: 'unpaid' | 'incomplete', createdAt: Date, lapsedAt: Date) => {
+      const id = await mirrorSubscription(t, creator, { communityId: a.id, tierId: tier, memberId: await addMember(t) }, { priceCents: 1000, status, createdAt });
+      await sql`update subscriptions set lapsed_at = ${lapsedAt} where id = ${id}`.execute(t.database.db);
+    };
+    await join('unpaid', at('2026-06-09T08:00:00Z'), at('2026-06-11T12:00:00Z'));
+    await join('incomplete', at('2026-06-10T10:00:00Z'), at('2026-06-10T10:00:00Z'));
+    expect(daysOf(await history(creator, '?from=2026-06-09&to=2026-06-12'))).toEqual([
+      day('2026-06-09', 1000, 1, 0, 1, 0, 0),
+      day('2026-06-10', 1000, 1, 0, 0, 0, 0),
+      day('2026-06-11', 0, 0, 0, 0, 1, 1),
+      day('2026-06-12', 0, 0, 0, 0, 0, 1),
+    ]);
   });
 });

@@ -46,7 +46,8 @@ export interface HistoryRow {
  * written, so no row holds figures from before its day's end; today is never stored.
  *
  * A past day is reconstructed from the subscription mirror as it is now: a subscription was
- * live from `created_at` until it ended (`ended_at`, else `canceled_at`), trialing until
+ * live from `created_at` until it ended (`ended_at`, else `canceled_at`) or lapsed into a
+ * status that is not live (`lapsed_at`: unpaid, paused, incomplete…), trialing until
  * `trial_end`, and paying (in MRR, at the price it is billed today) the rest of the time. The
  * mirror keeps no past_due spells or price history, so a day's past_due members count as paying
  * (as MRR counts them) and a changed price shows from the start; days written while they
@@ -60,10 +61,15 @@ export function createMetricsHistory({ db, now, readBackfillPairs = READ_BACKFIL
   async function figuresAt(scope: Scope, days: string[], trx: Executor): Promise<HistoryRow[]> {
     const { rows } = await sql<HistoryRow>`
       with d as (select day, (day + 1)::timestamp at time zone 'UTC' as t from unnest(${days}::date[]) as d(day)),
+      -- Live from created_at until it ended or lapsed (migrations/0020, as the spells the counters
+      -- keep); one that never was live (first seen not live: lapsed at its start) is left out.
       s as (
-        select s.member_id, s.price_cents, s.billing_period, s.created_at, s.trial_end,
-               case when s.status = 'canceled' then coalesce(s.ended_at, s.canceled_at, s.updated_at) end as ended_at
-        from subscriptions s where ${inScope(scope)}
+        select * from (
+          select s.member_id, s.price_cents, s.billing_period, s.created_at, s.trial_end,
+                 case when s.status = 'canceled' then least(coalesce(s.ended_at, s.canceled_at, s.updated_at), s.lapsed_at)
+                      when not subscription_live(s.status) then coalesce(s.lapsed_at, s.updated_at) end as ended_at
+          from subscriptions s where ${inScope(scope)}
+        ) x where ended_at is null or ended_at > created_at
       ),
       m as (
         select d.day, d.t, s.member_id,
