@@ -42,23 +42,31 @@ export async function openSnapshotReader(database: Pick<DatabaseHandle, 'db' | '
 }
 
 function perBatch(db: Db): SnapshotReader {
-  return { consistency: 'per-batch', read: (work) => work(db), close: async () => {} };
+  return tracked('per-batch', db, async () => {});
 }
 
 function wholeSnapshot(trx: ControlledTransaction<Database>): SnapshotReader {
+  // Read-only: a rollback changes nothing and also ends a transaction whose session the server already ended.
+  return tracked('whole', trx, () => trx.rollback().execute());
+}
+
+/** `close` waits for a read in flight, so whoever gets the slot next finds the connection given back. */
+function tracked(consistency: SnapshotReader['consistency'], executor: Executor, end: () => Promise<unknown>): SnapshotReader {
   let inFlight: Promise<unknown> = Promise.resolve();
   let closing: Promise<void> | undefined;
   return {
-    consistency: 'whole',
+    consistency,
     read(work) {
       if (closing) return Promise.reject(new Error('the snapshot is closed'));
-      const run = work(trx);
+      const run = work(executor);
       inFlight = run.catch(() => {});
       return run;
     },
     close() {
-      // Read-only: a rollback changes nothing and also ends a transaction whose session the server already ended.
-      closing ??= inFlight.then(() => trx.rollback().execute()).catch(() => {});
+      closing ??= inFlight.then(end).then(
+        () => {},
+        () => {},
+      );
       return closing;
     },
   };

@@ -9,11 +9,17 @@ export interface CsvStreamOptions {
   onIdle: () => void;
 }
 
+/** A batch is handed to the response in pieces this size, so the idle clock sees a slow client's progress. */
+const PIECE_BYTES = 16 * 1024;
+
 /**
- * The export as CSV bytes, pulled: the next batch is read only when the client has taken
- * the previous one (the stream's `_read`, which the response calls as its buffers drain), so
- * a client that stops reading stops the export instead of filling memory. While a batch waits
- * for the client the idle clock runs; it stops while the database reads.
+ * The export as CSV bytes, pulled: the next batch is read only when the client has taken the
+ * previous one (the stream's `_read`, which the response calls as its buffers drain), so a
+ * client that stops reading stops the export instead of filling memory.
+ *
+ * The idle clock runs while the stream waits for the client and restarts whenever the response
+ * takes a piece (16 KiB) of it; it stops while the database reads. A client that takes nothing
+ * for `idleTimeoutMs` gets `onIdle`.
  *
  * Destroying the stream (Fastify does when the response closes: done, reset, or cut off)
  * closes the export, even if no byte was read yet: a generator's `finally` would not run then.
@@ -21,6 +27,7 @@ export interface CsvStreamOptions {
 export class CsvExportStream extends Readable {
   private idle: NodeJS.Timeout | undefined;
   private pending: string | undefined;
+  private reading = false;
 
   constructor(
     private readonly source: MembersExport,
@@ -33,26 +40,35 @@ export class CsvExportStream extends Readable {
   }
 
   override _read(): void {
-    clearTimeout(this.idle);
     if (this.pending !== undefined) {
-      const chunk = this.pending;
+      const text = this.pending;
       this.pending = undefined;
-      this.push(chunk);
+      this.pushInPieces(text);
       this.waitForClient();
       return;
     }
+    this.reading = true;
+    clearTimeout(this.idle);
     this.source.next().then(
       (rows) => {
+        this.reading = false;
         if (this.destroyed) return;
         if (!rows) {
           this.push(null);
           return;
         }
-        this.push(csvRows(rows));
+        this.pushInPieces(csvRows(rows));
         this.waitForClient();
       },
       (err: unknown) => this.destroy(err instanceof Error ? err : new Error(String(err))),
     );
+  }
+
+  /** The response took a piece: the client is reading, the clock starts again (not while the next batch is read). */
+  override read(size?: number): unknown {
+    const chunk: unknown = super.read(size);
+    if (chunk !== null && !this.reading && !this.destroyed) this.waitForClient();
+    return chunk;
   }
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
@@ -60,7 +76,12 @@ export class CsvExportStream extends Readable {
     this.source.close().then(() => callback(err));
   }
 
-  /** Until the next `_read`, the client is what the export waits for. */
+  /** Cut as bytes (views of one buffer, no copy), never through a character's UTF-16 pair: the client reassembles bytes. */
+  private pushInPieces(text: string): void {
+    const bytes = Buffer.from(text, 'utf8');
+    for (let at = 0; at < bytes.length; at += PIECE_BYTES) this.push(bytes.subarray(at, at + PIECE_BYTES));
+  }
+
   private waitForClient(): void {
     clearTimeout(this.idle);
     this.idle = setTimeout(() => {
