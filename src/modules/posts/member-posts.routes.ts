@@ -8,6 +8,8 @@ import { CommentBody, CommentsQuery, DeletedComment, FeedItem, FeedQuery, Kudos,
 import type { MemberPostsService } from './member-posts.service.js';
 
 const tags = ['Member feed'];
+/** Every POST takes an Idempotency-Key (openapi.ts): the same key with another body is 409. */
+const keyReused = conflictError('`idempotency_key_reused`: this Idempotency-Key was already used with another request.');
 const notYours = errorResponse('The post is locked for you (above your tier), or you hold no live subscription to its community: engagement is for members who read it in full.');
 const postNotFound = {
   404: errorResponse("No such post, it was deleted, or its community's feed is not open to you (private, and you never subscribed)."),
@@ -55,7 +57,7 @@ export function memberPostsRoutes(service: MemberPostsService): FastifyPluginAsy
           summary: 'Give kudos',
           description: 'One kudos per member and post: 201 when given, 200 when you had already given it (nothing changes). Needs the post readable in full and a live subscription to its community (else 403).',
           params: IdParams,
-          response: { 200: Ok(Type.Ref(Kudos)), 201: Ok(Type.Ref(Kudos)), ...memberAuthErrors, 403: notYours, ...postNotFound },
+          response: { 200: Ok(Type.Ref(Kudos)), 201: Ok(Type.Ref(Kudos)), ...memberAuthErrors, 403: notYours, ...postNotFound, ...keyReused },
         },
       },
       async (request, reply) =>
@@ -103,7 +105,7 @@ export function memberPostsRoutes(service: MemberPostsService): FastifyPluginAsy
           description: 'Plain text, 1 to 2,000 characters (code points after NFC), not blank, stored as written. Needs the post readable in full and a live subscription to its community (else 403). Send an `Idempotency-Key` so a retry does not comment twice.',
           params: IdParams,
           body: CommentBody,
-          response: { 201: Ok(Type.Ref(MemberComment)), ...memberAuthErrors, 403: notYours, ...postNotFound },
+          response: { 201: Ok(Type.Ref(MemberComment)), ...memberAuthErrors, 403: notYours, ...postNotFound, ...keyReused },
         },
       },
       async (request, reply) => sendData(request, reply, await service.comment(memberOf(request), request.params.id, request.body.body, answerInTransaction(request, reply.code(201)))),
@@ -135,7 +137,7 @@ export function memberPostsRoutes(service: MemberPostsService): FastifyPluginAsy
             "Your choices by option `index`: exactly one unless the poll is multiple choice. Voting again replaces your earlier choices. 409 when the post has no poll or it has closed. Needs the post readable in full and a live subscription to its community (else 403). Answers the post with the poll's new results and `my_votes`.",
           params: IdParams,
           body: VoteBody,
-          response: { 200: Ok(FeedItem), ...memberAuthErrors, 403: notYours, ...postNotFound, ...conflictError('The post has no poll, or the poll has closed.') },
+          response: { 200: Ok(FeedItem), ...memberAuthErrors, 403: notYours, ...postNotFound, ...conflictError('The post has no poll, or the poll has closed; or (`idempotency_key_reused`) the Idempotency-Key was already used with another request.') },
         },
       },
       async (request, reply) => sendData(request, reply, await service.vote(memberOf(request), request.params.id, request.body.options, answerInTransaction(request, reply))),

@@ -6,6 +6,8 @@ import { Comment, CommentsQuery, CreatePostBody, DeletedComment, DeletedPost, Li
 import type { PostsService } from './posts.service.js';
 
 const tags = ['Posts'];
+/** Every POST takes an Idempotency-Key (openapi.ts): the same key with another body is 409. */
+const keyReused = conflictError('`idempotency_key_reused`: this Idempotency-Key was already used with another request.');
 
 export const PAYWALL_RULE =
   'Members read a post in full when it is public (`tier_min_id` null) or when they hold a live subscription (trialing, active — including one set to cancel at period end, until the period ends — or past due while the processor retries) in its community to a tier that equals or exceeds `tier_min_id` in the tier order. Everyone else gets it locked: a plain-text `preview` (the creator’s own as written, or at most the first third of the text and 140 characters, cut at a word, or null under 60 characters), the cheapest active tier that unlocks it (`upgrade_tier_id`, its name, price and billing period), how many attachments it has, whether it has a poll, and its counts — never its content, HTML, media addresses, poll question, options or results.';
@@ -21,7 +23,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncTypebox {
           summary: 'Create a post',
           description: `Publishes a post in one of your communities (404 if not yours). \`content\` is light markdown (1 to 4,000 characters, counted as code points after NFC normalisation), stored as written and rendered to sanitised \`content_html\`. \`media\`: up to 10 \`https\` attachments on public hosts. \`poll\`: an optional poll of 2 to 10 options. ${PAYWALL_RULE} Every problem is reported at once (400, \`details\` names each field). Send an \`Idempotency-Key\` to make retries safe.`,
           body: CreatePostBody,
-          response: { 201: Ok(Type.Ref(Post)), ...authErrors, ...notFoundError },
+          response: { 201: Ok(Type.Ref(Post)), ...authErrors, ...notFoundError, ...keyReused },
         },
       },
       async (request, reply) => sendData(request, reply, await service.create(creatorOf(request), request.body, answerInTransaction(request, reply.code(201)))),
