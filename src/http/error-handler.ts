@@ -34,10 +34,6 @@ function messageOf(err: AjvError): string {
       if (err.params.format === 'date') return DATE_RANGE_MESSAGE;
       if (err.params.format === 'date-time') return DATE_TIME_RANGE_MESSAGE;
       return err.params.format === 'uuid' ? 'must be a UUID' : `must be a valid ${String(err.params.format)}`;
-    // The same words as the format's, so a date out of range is one detail, not two.
-    case 'formatMinimum':
-    case 'formatMaximum':
-      return /T/.test(String(err.params.limit)) ? DATE_TIME_RANGE_MESSAGE : DATE_RANGE_MESSAGE;
     case 'enum':
       return `must be one of: ${(err.params.allowedValues as unknown[]).join(', ')}`;
     case 'const':
