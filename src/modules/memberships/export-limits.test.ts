@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createCreator, json, type TestApp, type TestCreator } from '../../../test/helpers.js';
 import { addMembersInBulk, exportMembers, placeIn } from '../../../test/members-kit.js';
+import type { DirectoryRepo, DirectoryRow } from './directory.repo.js';
+import { createMembersExport } from './export.service.js';
 
 /**
  * GET /api/v1/members/export.csv against clients that misbehave on a real socket: one that
@@ -190,5 +192,50 @@ describe('export slots', () => {
     expect((await exportMembers(patient, gamma)).statusCode).toBe(200);
     held[1]!.socket.destroy();
     await everythingFreed(patient);
+  });
+});
+
+describe('the export service', () => {
+  /** A directory of `n` members read one per batch, whose batch number `failAt` fails (no database needed). */
+  function directoryOf(n: number, failAt?: number): DirectoryRepo {
+    let calls = 0;
+    const page: DirectoryRepo['page'] = async (_creatorId, _f, _sort, _now, at) => {
+      calls++;
+      if (calls === failAt) throw new Error('connection lost');
+      const from = at.after ? Number(at.after.memberId) + 1 : 0;
+      return Array.from({ length: Math.min(at.limit, n - from) }, (_, i) => ({ member_id: String(from + i), sort_value: null }) as unknown as DirectoryRow & { sort_value: string | null });
+    };
+    return { page } as unknown as DirectoryRepo;
+  }
+  const service = (directory: DirectoryRepo) =>
+    createMembersExport({ database: { db: quick.database.db, kind: 'pglite' }, directory, now: () => NOW, limits: { perNode: 2, perCreator: 1, idleTimeoutMs: IDLE_MS, batchSize: 1 } });
+
+  it('gives a slot back exactly once, however often the export is closed, and when a batch fails', async () => {
+    const exports = service(directoryOf(3, 2));
+    const a = exports.open('alpha', {});
+    await a.close();
+    await a.close();
+    expect(exports.running()).toEqual({ running: 0, creators: 0 });
+
+    const failing = exports.open('alpha', {});
+    exports.open('beta', {});
+    expect(() => exports.open('gamma', {})).toThrow(expect.objectContaining({ code: 'rate_limited', headers: { 'Retry-After': '60' } }));
+    expect(await failing.next()).toHaveLength(1);
+    await expect(failing.next()).rejects.toThrow('connection lost');
+    expect(exports.running()).toEqual({ running: 1, creators: 1 });
+    await failing.close();
+    expect(exports.running()).toEqual({ running: 1, creators: 1 });
+    expect(() => exports.open('gamma', {})).not.toThrow();
+  });
+
+  it('gives the slot back after the last batch, before the client has read it', async () => {
+    const exports = service(directoryOf(2));
+    const running = exports.open('alpha', {});
+    expect(await running.next()).toHaveLength(1);
+    expect(await running.next()).toHaveLength(1);
+    expect(exports.running().running).toBe(1);
+    // The third read finds nothing more: the snapshot and slot are freed then, whatever the client does next.
+    expect(await running.next()).toBeUndefined();
+    expect(exports.running().running).toBe(0);
   });
 });
