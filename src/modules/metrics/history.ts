@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Executor } from '../../db/tx.js';
 import { ALL_COMMUNITIES } from './counters.js';
@@ -54,6 +54,9 @@ export interface HistoryRow {
  * happen (the job runs every few minutes) are exact to that rule.
  */
 export function createMetricsHistory({ db, now, readBackfillPairs = READ_BACKFILL_PAIRS }: { db: Db; now: () => Date; readBackfillPairs?: number }) {
+  /** A metrics_daily row's scope, written as its unique index (metrics_daily_key) is, so a probe is one index lookup. */
+  const sameScope = (s: Scope, column: RawBuilder<unknown>) =>
+    sql<boolean>`coalesce(${column}, ${ALL_COMMUNITIES}::uuid) = ${s.communityId ?? ALL_COMMUNITIES}::uuid`;
   const inScope = (s: Scope) =>
     sql`s.creator_id = ${s.creatorId} and (${s.communityId ?? null}::uuid is null or s.community_id = ${s.communityId ?? null}::uuid)`;
 
@@ -115,7 +118,7 @@ export function createMetricsHistory({ db, now, readBackfillPairs = READ_BACKFIL
       cross join lateral generate_series(greatest(${from}::date, f.first)::timestamp, ${through}::date::timestamp, interval '1 day') as g(day)
       where f.first is not null
         and not exists (select 1 from metrics_daily m where m.creator_id = ${scope.creatorId}
-                          and m.community_id is not distinct from ${scope.communityId ?? null}::uuid and m.day = g.day::date)
+                          and ${sameScope(scope, sql`m.community_id`)} and m.day = g.day::date)
       order by g.day`.execute(trx);
     return rows.map((r) => r.day);
   }
@@ -196,7 +199,7 @@ export function createMetricsHistory({ db, now, readBackfillPairs = READ_BACKFIL
         .selectFrom('metrics_daily')
         .select([sql<string>`day::text`.as('day'), 'mrr_cents', 'active_subscribers', 'trialing', 'new_subscribers', 'lost_subscribers', 'churn_rate_30d'])
         .where('creator_id', '=', scope.creatorId)
-        .where(sql<boolean>`community_id is not distinct from ${scope.communityId ?? null}::uuid`)
+        .where(sameScope(scope, sql`community_id`))
         .where('day', '>=', from)
         .where('day', '<=', to)
         .orderBy('day')
