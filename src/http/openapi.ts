@@ -141,10 +141,17 @@ const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers
 const CORS_HEADERS = { 'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin') };
 const RATE_LIMIT_HEADERS = { 'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'), 'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'), 'X-RateLimit-Reset': headerRef('X-RateLimit-Reset') };
 const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+const IDEMPOTENCY_CONFLICT =
+  'The `Idempotency-Key` was used with another body (`idempotency_key_reused`), or the request that first sent it has not answered yet (`idempotency_key_in_use`, with `Retry-After`).';
 const RESPONSES = {
   TooManyRequests: {
     description: 'Rate limited (`rate_limited`); wait `Retry-After` seconds.',
     headers: { 'Retry-After': headerRef('Retry-After'), ...RATE_LIMIT_HEADERS, ...CORS_HEADERS },
+    content: errorContent,
+  },
+  IdempotencyConflict: {
+    headers: { 'Retry-After': headerRef('Retry-After'), ...RATE_LIMIT_HEADERS, ...CORS_HEADERS },
+    description: IDEMPOTENCY_CONFLICT,
     content: errorContent,
   },
   PayloadTooLarge: { headers: { ...RATE_LIMIT_HEADERS, ...CORS_HEADERS }, description: 'The body is over 1 MiB (`payload_too_large`).', content: errorContent },
@@ -175,6 +182,15 @@ export function finishDocument(doc: Document): void {
       // Every 429 is `rate_limited` with Retry-After (the general limit, sign-up's and login's alike).
       if (limited) responses['429'] = { $ref: '#/components/responses/TooManyRequests' };
       responses['500'] ??= { $ref: '#/components/responses/InternalError' };
+      // Every POST takes an Idempotency-Key (src/http/idempotency.ts), so every POST can be 409.
+      if (method === 'post') {
+        const conflict = responses['409'];
+        if (!conflict) responses['409'] = { $ref: '#/components/responses/IdempotencyConflict' };
+        else if (!conflict.$ref && !String(conflict.description).includes('Idempotency-Key')) {
+          conflict.description = `${conflict.description} Or: ${IDEMPOTENCY_CONFLICT}`;
+          conflict.headers = { ...conflict.headers, 'Retry-After': headerRef('Retry-After') };
+        }
+      }
       if (method === 'post' || method === 'put' || method === 'patch' || method === 'delete') {
         responses['413'] ??= { $ref: '#/components/responses/PayloadTooLarge' };
         responses['415'] ??= { $ref: '#/components/responses/UnsupportedMediaType' };

@@ -9,7 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const payoutOf = (id: string, status: Stripe.Payout.Status): Stripe.Payout =>
+const payoutOf = (id: string, status: Stripe.Payout['status']): Stripe.Payout =>
   ({ id, object: 'payout', amount: 12_345, currency: 'brl', status, automatic: true, arrival_date: 1_800_000_000, created: 1_799_900_000, failure_code: null, failure_message: null }) as unknown as Stripe.Payout;
 
 describe('the payout mirror', () => {
