@@ -184,6 +184,30 @@ export function createDirectoryRepo(db: Executor) {
       return n <= cap ? { total: n, estimate: false } : { total: Math.max(estimated, n), estimate: true };
     },
 
+    /**
+     * Every match's id, numbered in the sort's order, into a new temporary table `table`
+     * (`n`, `member_id`): the order of an export fixed in one statement, so that batches read
+     * later by `pageInOrder` hold each member exactly once even when one moves in the order
+     * meanwhile. For the embedded database, whose one session keeps the table between batches
+     * without keeping a transaction (or the connection) open.
+     */
+    async orderInto(creatorId: string, f: DirectoryFilter, sort: DirectorySort, now: Date, table: string, trx: Executor = db) {
+      const q = matching(creatorId, f, sort, now);
+      const { order } = ordering(sort, q.joined, q.memberId);
+      await sql`create temp table ${sql.id(table)} (n bigint primary key, member_id uuid not null)`.execute(trx);
+      await sql`insert into ${sql.id(table)} (n, member_id) select row_number() over (order by ${order}), ${q.memberId} from ${q.from} where ${q.where}`.execute(trx);
+    },
+
+    /** The `limit` rows after number `after` of a table `orderInto` wrote, in its order (status within `scope`'s community or tier). */
+    async pageInOrder(creatorId: string, scope: DirectoryFilter, table: string, at: { after: number; limit: number }, now: Date, trx: Executor = db) {
+      const ids = sql`array(select member_id from ${sql.id(table)} where n > ${at.after} order by n limit ${at.limit})`;
+      return rowsOf(creatorId, ids, scope, sql`null`, now, trx);
+    },
+
+    async dropOrder(table: string, trx: Executor = db) {
+      await sql`drop table if exists ${sql.id(table)}`.execute(trx);
+    },
+
     /** The member's directory row (status over all the creator's communities), or undefined when they never subscribed to this creator. */
     async find(creatorId: string, memberId: string, now: Date, trx: Executor = db) {
       const rows = await rowsOf(creatorId, sql`array[${memberId}::uuid]`, {}, sql`null`, now, trx);

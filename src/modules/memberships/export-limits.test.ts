@@ -93,6 +93,9 @@ async function everythingFreed(t: TestApp) {
     const c = t.database.connections();
     return c.idle === c.total && c.waiting === 0;
   });
+  // The embedded database's order tables are dropped with their exports.
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_tables where starts_with(tablename, 'members_export_')`.execute(t.database.db);
+  if (t.database.kind === 'pglite') expect(rows[0]!.n).toBe(0);
   // A slot is free for this creator and the server: a (small) export succeeds.
   const other = await createCreator(t);
   expect((await exportMembers(t, other)).statusCode).toBe(200);
@@ -196,16 +199,15 @@ describe('export slots', () => {
 });
 
 describe('the export service', () => {
-  /** A directory of `n` members read one per batch, whose batch number `failAt` fails (no database needed). */
+  /** A directory of `n` members, whose batch number `failAt` fails (no database needed: the embedded database's path, by number). */
   function directoryOf(n: number, failAt?: number): DirectoryRepo {
     let calls = 0;
-    const page: DirectoryRepo['page'] = async (_creatorId, _f, _sort, _now, at) => {
+    const pageInOrder: DirectoryRepo['pageInOrder'] = async (_creatorId, _scope, _table, at) => {
       calls++;
       if (calls === failAt) throw new Error('connection lost');
-      const from = at.after ? Number(at.after.memberId) + 1 : 0;
-      return Array.from({ length: Math.min(at.limit, n - from) }, (_, i) => ({ member_id: String(from + i), sort_value: null }) as unknown as DirectoryRow & { sort_value: string | null });
+      return Array.from({ length: Math.max(0, Math.min(at.limit, n - at.after)) }, (_, i) => ({ member_id: String(at.after + i), sort_value: null }) as DirectoryRow & { sort_value: null });
     };
-    return { page } as unknown as DirectoryRepo;
+    return { orderInto: async () => {}, pageInOrder, dropOrder: async () => {} } as unknown as DirectoryRepo;
   }
   const service = (directory: DirectoryRepo) =>
     createMembersExport({ database: { db: quick.database.db, kind: 'pglite' }, directory, now: () => NOW, limits: { perNode: 2, perCreator: 1, idleTimeoutMs: IDLE_MS, batchSize: 1 } });

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { DatabaseHandle } from '../../db/client.js';
 import { openSnapshotReader, type SnapshotReader } from '../../db/snapshot-reader.js';
 import { AppError } from '../../http/errors.js';
@@ -80,9 +81,11 @@ export function createMembersExport({ database, directory, now, limits }: Member
     running: () => slots.counts(),
 
     /**
-     * Starts an export of every member matching the list's filters, in its order, read by
-     * keyset. Throws (nothing taken) on a bad filter or when no slot is free; the caller must
-     * `close` what it gets, whatever happens to its client.
+     * Starts an export of every member matching the list's filters, in its order: on
+     * PostgreSQL by keyset inside one snapshot; on the embedded database the matches' order is
+     * fixed at the first batch and each batch reads the next members of it, the connection
+     * free in between. Throws (nothing taken) on a bad filter or when no slot is free; the
+     * caller must `close` what it gets, whatever happens to its client.
      */
     open(creatorId: string, query: ExportMembersQuery, batchSize = limits.batchSize): MembersExport {
       const f = filterOf(query);
@@ -91,6 +94,9 @@ export function createMembersExport({ database, directory, now, limits }: Member
       const giveBack = slots.take(creatorId);
       let reader: Promise<SnapshotReader> | undefined;
       let after: After | undefined;
+      // The embedded database: the matches' order, fixed at the first batch in a temporary table, and how far it was read.
+      let orderTable: string | undefined;
+      let read = 0;
       let done = false;
       let closing: Promise<void> | undefined;
 
@@ -98,13 +104,34 @@ export function createMembersExport({ database, directory, now, limits }: Member
         done = true;
         closing ??= (async () => {
           try {
-            if (reader) await (await reader.catch(() => undefined))?.close();
+            const snapshot = await reader?.catch(() => undefined);
+            await snapshot?.close();
+            if (orderTable) await directory.dropOrder(orderTable, database.db).catch(() => {});
           } finally {
             giveBack();
           }
         })();
         return closing;
       };
+
+      /** The next batch: by keyset inside PostgreSQL's snapshot, or by number from the fixed order on the embedded database. */
+      async function batchOf(snapshot: SnapshotReader) {
+        if (snapshot.consistency === 'whole') {
+          const rows = await snapshot.read((executor) => directory.page(creatorId, f, sort, at, { offset: 0, limit: batchSize, ...(after ? { after } : {}) }, executor));
+          const last = rows[rows.length - 1];
+          if (last) after = { value: last.sort_value, memberId: last.member_id };
+          return rows;
+        }
+        if (!orderTable) {
+          orderTable = `members_export_${crypto.randomBytes(8).toString('hex')}`;
+          const table = orderTable;
+          await snapshot.read((executor) => directory.orderInto(creatorId, f, sort, at, table, executor));
+        }
+        const table = orderTable;
+        const rows = await snapshot.read((executor) => directory.pageInOrder(creatorId, f, table, { after: read, limit: batchSize }, at, executor));
+        read += batchSize;
+        return rows;
+      }
 
       return {
         async next() {
@@ -113,10 +140,9 @@ export function createMembersExport({ database, directory, now, limits }: Member
             reader ??= openSnapshotReader(database, { idleBackstopMs: limits.idleTimeoutMs + 10_000 });
             const snapshot = await reader;
             if (done) return undefined;
-            const rows = await snapshot.read((executor) => directory.page(creatorId, f, sort, at, { offset: 0, limit: batchSize, ...(after ? { after } : {}) }, executor));
-            const last = rows[rows.length - 1];
-            if (rows.length < batchSize || !last) await close();
-            else after = { value: last.sort_value, memberId: last.member_id };
+            const rows = await batchOf(snapshot);
+            // A short batch is the last: the snapshot and slot are freed now, not when the client has read it.
+            if (rows.length < batchSize) await close();
             return rows.length ? rows : undefined;
           } catch (err) {
             await close();
