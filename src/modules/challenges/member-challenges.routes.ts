@@ -36,7 +36,7 @@ export function memberChallengesRoutes(service: MemberChallengesService): Fastif
           security: memberSecurity,
           summary: 'Join a challenge',
           description:
-            'Takes part while the challenge is scheduled or running (409 once finished or canceled, 409 `community_paused` while its community is paused). You need a live subscription (trialing, active or past due) to its community whose tier equals or exceeds the minimum tier in the tier order; otherwise 403, naming the tier needed. Your logs already in the window count at once. Joining again answers the same participation (200), even if your tier has changed since.',
+            'Takes part while the challenge is scheduled or running (409 once finished or canceled, 409 `community_paused` while its community is paused). You need a live subscription (trialing, active or past due — not incomplete, unpaid or paused) to its community whose tier equals or exceeds the minimum tier in the tier order; otherwise 403, naming the tier needed, if you hold or held a subscription there, and 404 if you never did. Your logs already in the window count at once. Joining again answers the same participation (200), even if your tier has changed since. You score while your subscription qualifies: from the moment it ends, stops being live or moves below the minimum, your score stays as it was and logs written since do not count; qualifying again counts every log in the window, as joining does.',
           params: IdParams,
           response: {
             200: Ok(Type.Ref(MemberChallenge)),
@@ -58,7 +58,7 @@ export function memberChallengesRoutes(service: MemberChallengesService): Fastif
           security: memberSecurity,
           summary: 'Leave a challenge',
           description:
-            'Stops taking part while the challenge is scheduled or running (409 after): your row leaves the board. Joining again later recomputes your score from your logs. Leaving a challenge you are not in changes nothing (200), if you can see it (a live subscription to its community; else 403).',
+            'Stops taking part while the challenge is scheduled or running (409 after): your row leaves the board. Joining again later recomputes your score from your logs. Leaving a challenge you are not in changes nothing (200) if you hold a live subscription to its community; else 403, or 404 if you never took part nor held a subscription there.',
           params: IdParams,
           response: {
             200: Ok(Type.Ref(MemberChallenge)),
@@ -79,13 +79,13 @@ export function memberChallengesRoutes(service: MemberChallengesService): Fastif
           tags,
           security: memberSecurity,
           summary: 'A challenge leaderboard, with your row',
-          description: `The same board the creator sees, plus \`me\`: your own row wherever it falls (null when you do not take part). Open to participants and to members with a live subscription to the community (else 403). ${BOARD_RULES}`,
+          description: `The same board the creator sees, plus \`me\`: your own row wherever it falls (null when you do not take part). Open to members whose live subscription (trialing, active or past due) to the community is on a tier that equals or exceeds the challenge's minimum, or on any tier when it has none; taking part is not enough once your subscription stops qualifying. Others who take part or hold or held a subscription there get 403; anyone else 404, as for a challenge that does not exist. ${BOARD_RULES}`,
           params: IdParams,
           querystring: LeaderboardQuery,
           response: {
             200: Type.Object({ success: Type.Literal(true), data: Type.Ref(MemberLeaderboard), pagination: Type.Ref(Pagination) }),
             ...memberAuthErrors,
-            403: errorResponse('You neither take part nor hold a live subscription to the community.'),
+            403: errorResponse('Your subscription to the community is not live, or its tier is below the minimum.'),
             ...notFoundError,
           },
         },

@@ -77,6 +77,13 @@ export function createMemberChallengesService({ db, challenges, lockHistory, now
     return challenge;
   }
 
+  /** The challenge, for a member who has to do with its community (challenges.repo isRelated); to anyone else it does not exist. */
+  async function related(memberId: string, id: string) {
+    const challenge = await existing(id);
+    if (!(await challenges.isRelated(memberId, challenge))) throw notFound('Challenge');
+    return challenge;
+  }
+
   /** The challenge as it stands now (status and count move with joins). */
   const reloaded = async (memberId: string, id: string, trx: Executor) => (await view(memberId, [(await challenges.findAny(id, trx))!], trx))[0]!;
 
@@ -99,7 +106,7 @@ export function createMemberChallengesService({ db, challenges, lockHistory, now
      * the score counts every log already in the window. Joining again changes nothing.
      */
     async join(memberId: string, id: string, answer?: StoredAnswer<MemberChallengeView>) {
-      const challenge = await existing(id);
+      const challenge = await related(memberId, id);
       refuseUnlessOpen(challenge, 'new participants');
       // Already in: the same participation, whatever has changed about the member's tier since.
       if ((await challenges.standings(memberId, [id])).has(id)) return inTransaction(db, answer, (trx) => reloaded(memberId, id, trx));
@@ -125,11 +132,11 @@ export function createMemberChallengesService({ db, challenges, lockHistory, now
 
     /** Leaves while scheduled or running (the score goes with the participation); leaving when not in it changes nothing. */
     async leave(memberId: string, id: string, answer?: StoredAnswer<MemberChallengeView>) {
-      const challenge = await existing(id);
+      const challenge = await related(memberId, id);
       refuseUnlessOpen(challenge, 'changes to who takes part');
       return inTransaction(db, answer, async (trx) => {
         if (await challenges.removeParticipant(challenge.creator_id, id, memberId, trx)) await challenges.countParticipant(id, -1, trx);
-        else if (!(await challenges.holdsLive(memberId, challenge, trx))) throw (await challenges.isRelated(memberId, challenge, trx)) ? notYours() : notFound('Challenge');
+        else if (!(await challenges.holdsLive(memberId, challenge, trx))) throw notYours();
         return reloaded(memberId, id, trx);
       });
     },
@@ -141,10 +148,9 @@ export function createMemberChallengesService({ db, challenges, lockHistory, now
      * else 404, which names nothing.
      */
     async leaderboard(memberId: string, id: string, query: PageQuery) {
-      const challenge = await existing(id);
+      const challenge = await related(memberId, id);
       const verdict = (await verdicts(memberId, [challenge], db)).get(id)!;
       if (!verdict.ok) {
-        if (!(await challenges.isRelated(memberId, challenge))) throw notFound('Challenge');
         throw new AppError(
           'forbidden',
           verdict.needed

@@ -89,7 +89,7 @@ describe('tier gating in the tier order', () => {
     });
   });
 
-  it('lets trialing and past-due subscriptions join, not a canceled one nor one to another community', async () => {
+  it('lets trialing and past-due subscriptions join, not a canceled one, and does not show the challenge to a subscriber of another community', async () => {
     clock = START;
     const creator = await createCreator(t);
     const other = await createCreator(t);
@@ -102,13 +102,19 @@ describe('tier gating in the tier order', () => {
     const canceled = await subscribedMember(t, creator, pro, { status: 'canceled' });
     const elsewhere = await subscribedMember(t, creator, await placeIn(t, creator, 'Pro'));
     const foreign = await subscribedMember(t, other, await placeIn(t, other, 'Pro'));
-    for (const member of [canceled, elsewhere, foreign]) {
-      const res = await joinChallenge(t, member, gated.id);
-      expect(res.statusCode).toBe(403);
-      expect(json(res).error.message).toContain('"Pro"');
-      const unGated = await joinChallenge(t, member, open.id);
-      expect(unGated.statusCode).toBe(403);
-      expect(json(unGated).error.message).toContain('subscribe to join');
+    const res = await joinChallenge(t, canceled, gated.id);
+    expect(res.statusCode).toBe(403);
+    expect(json(res).error.message).toContain('"Pro"');
+    const unGated = await joinChallenge(t, canceled, open.id);
+    expect(unGated.statusCode).toBe(403);
+    expect(json(unGated).error.message).toContain('subscribe to join');
+    // No relation to the community (issue #26): as if the challenge did not exist, naming no tier.
+    for (const member of [elsewhere, foreign]) {
+      for (const id of [gated.id, open.id]) {
+        const refused = await joinChallenge(t, member, id);
+        expect(refused.statusCode).toBe(404);
+        expect(refused.body).not.toContain('Pro');
+      }
     }
     expect(json(await t.app.inject({ method: 'GET', url: `/api/v1/challenges/${gated.id}`, headers: creator.headers })).data.participants_count).toBe(3);
   });

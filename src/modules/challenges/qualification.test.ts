@@ -106,7 +106,7 @@ describe('scoring while the subscription qualifies', () => {
 });
 
 describe("a tier-restricted challenge's board", () => {
-  it('is read by members whose live tier qualifies, refused to other members of the community, and not found for anyone else', async () => {
+  it('is read by members whose live tier qualifies, refused to other members of the community, and not found — nor joinable — for anyone else', async () => {
     clock = START;
     const creator = await createCreator(t);
     const { communityId, basic, pro } = await tiered(creator);
@@ -129,10 +129,11 @@ describe("a tier-restricted challenge's board", () => {
     // No relation to the community: a new member, and one of another community of the same creator.
     const elsewhere = await member(creator, await placeIn(t, creator, 'Gold'));
     for (const m of [await createMember(t), elsewhere.member]) {
-      const res = await asMember(m, url);
-      expect(res.statusCode, res.body).toBe(404);
-      expect(json(res).error.code).toBe('not_found');
-      expect(res.body).not.toContain('Pro');
+      for (const res of [await asMember(m, url), await joinChallenge(t, m, challenge.id)]) {
+        expect(res.statusCode, res.body).toBe(404);
+        expect(json(res).error.code).toBe('not_found');
+        expect(res.body).not.toContain('Pro');
+      }
     }
   });
 });
