@@ -2,7 +2,7 @@ import type { SubscriptionStatus } from '../../db/types.js';
 
 /**
  * What a subscription's status means, defined once (the SQL side is the function
- * subscription_live of migrations/0020; status.test.ts holds the two equal).
+ * subscription_live of migrations/0020; access-while-paying.test.ts holds the two equal).
  *
  * The processor's statuses are mirrored as they are. Live — the paywall, programs, logging,
  * challenges, the member counts — is trialing, active (cancel at period end included, until
