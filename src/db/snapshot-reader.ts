@@ -42,7 +42,16 @@ export async function openSnapshotReader(database: Pick<DatabaseHandle, 'db' | '
 }
 
 function perBatch(db: Db): SnapshotReader {
-  return tracked('per-batch', db, async () => {});
+  const reader = tracked('per-batch', db, async () => {});
+  return {
+    ...reader,
+    // PGlite runs in this thread and its queries resolve without an I/O turn: without this
+    // pause a client that reads fast would get every batch before another request is even read.
+    read: async (work) => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return reader.read(work);
+    },
+  };
 }
 
 function wholeSnapshot(trx: ControlledTransaction<Database>): SnapshotReader {

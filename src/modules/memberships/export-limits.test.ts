@@ -142,6 +142,21 @@ describe('a client that stops reading', () => {
   });
 });
 
+describe('an export whose client reads as fast as it can', () => {
+  it('lets /ready in between two of its batches, not only after the last', async () => {
+    const creator = await createCreator(patient);
+    // 3,000 members in 60 batches of 50: the export's last batch is read long after its first.
+    await addMembersInBulk(patient, creator, await placeIn(patient, creator, 'Many'), 3000, { joinedAt: NOW, stepMs: 1000 });
+    const client = rawExport(patientPort, creator, { paused: false });
+    await until('the export starts', () => running(patient) === 1);
+    expect((await timedReady(patientPort)).status).toBe(200);
+    expect(running(patient), 'the export was still reading batches when /ready answered').toBe(1);
+    await until('the export ends', () => running(patient) === 0);
+    client.socket.destroy();
+    await everythingFreed(patient);
+  });
+});
+
 describe('a client that resets the connection', () => {
   it('frees the slot and the connection whenever it resets: during the first batch, after the headers, or mid-file', async () => {
     const creator = await creatorWithALargeExport(quick);
