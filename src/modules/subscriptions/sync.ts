@@ -3,6 +3,7 @@ import type Stripe from 'stripe';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
+import { lockProcessorObject } from '../../db/locks.js';
 import type { Executor } from '../../db/tx.js';
 import type { BillingPeriod, SubscriptionStatus } from '../../db/types.js';
 import type { Processor } from '../../processor/processor.js';
@@ -102,12 +103,10 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
       trial_end: toDate(sub.trial_end),
     };
     const lapses = !isLive(status) && status !== 'canceled';
-    // The mirror's writes of one processor subscription queue here until the writer commits.
-    // Two events of a new subscription applied at once would otherwise both find no row: the
-    // second's insert waits on the first's, turns into an update, and records the first's state
-    // as a change of its own (a duplicate in the member's history). Existing rows are also
-    // locked below; this covers the row that does not exist yet.
-    await sql`select pg_advisory_xact_lock(hashtextextended(${sub.id}, 0))`.execute(trx);
+    // The mirror's writes of one processor subscription queue here until the writer commits:
+    // two first reads of a new subscription would otherwise both record its state as a change
+    // (a duplicate in the member's history). Existing rows are also locked below.
+    await lockProcessorObject(trx, sub.id);
     const before = await trx
       .selectFrom('subscriptions')
       .select(['id', 'status', 'cancel_at_period_end', 'current_period_end', 'price_cents', 'billing_period', 'tier_id', 'canceled_at', 'ended_at', 'synced_seq'])
