@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
-import { connectPostgres, openPglite, type DatabaseHandle } from '../../db/client.js';
+import { connectPostgres, openPglite, type DatabaseHandle, type Db } from '../../db/client.js';
 import { migrateToLatest, MIGRATIONS_DIR } from '../../db/migrate.js';
 import { runSchemaName } from '../../../test/helpers.js';
 import { createCommunitiesRepo } from '../communities/communities.repo.js';
@@ -48,16 +48,22 @@ function migrationsBefore0019(): string {
 
 const uuid = () => crypto.randomUUID();
 
+/** A database migrated up to 0018, with a creator and a community as they were stored then. */
+async function oldCommunity(db: Db) {
+  await migrateToLatest(db, migrationsBefore0019());
+  const creatorId = uuid();
+  const communityId = uuid();
+  await sql`insert into creators (id, name, email) values (${creatorId}, 'Old Creator', ${`old-${creatorId}@example.com`})`.execute(db);
+  await sql`insert into communities (id, creator_id, name, slug, category) values (${communityId}, ${creatorId}, 'Old', ${`old-${creatorId.slice(0, 8)}`}, 'outros')`.execute(db);
+  return { creatorId, communityId };
+}
+
 describe('migration 0019 on posts stored before it', () => {
   it('clears every stored automatic preview so none is served again, and the start-up pass recomputes each once, by the current rule', async () => {
     const { handle, drop } = await freshDatabase();
     const db = handle.db;
     try {
-      await migrateToLatest(db, migrationsBefore0019());
-      const creatorId = uuid();
-      const communityId = uuid();
-      await sql`insert into creators (id, name, email) values (${creatorId}, 'Old Creator', ${`old-${creatorId}@example.com`})`.execute(db);
-      await sql`insert into communities (id, creator_id, name, slug, category) values (${communityId}, ${creatorId}, 'Old', ${`old-${creatorId.slice(0, 8)}`}, 'outros')`.execute(db);
+      const { creatorId, communityId } = await oldCommunity(db);
 
       const posts = {
         // 58 characters: stored whole as its preview before, no preview now.
@@ -111,11 +117,7 @@ describe('migration 0019 on posts stored before it', () => {
     const { handle, drop } = await freshDatabase();
     const db = handle.db;
     try {
-      await migrateToLatest(db, migrationsBefore0019());
-      const creatorId = uuid();
-      const communityId = uuid();
-      await sql`insert into creators (id, name, email) values (${creatorId}, 'Old Creator', ${`old-${creatorId}@example.com`})`.execute(db);
-      await sql`insert into communities (id, creator_id, name, slug, category) values (${communityId}, ${creatorId}, 'Old', ${`old-${creatorId.slice(0, 8)}`}, 'outros')`.execute(db);
+      const { creatorId, communityId } = await oldCommunity(db);
       const heavyContent = `Read <this> & "that"\n[a]: https://example.com/${'😀'.repeat(300)}\n\n${'[a]'.repeat(1000)}`;
       const fitting = '<p>Already <strong>fine</strong></p>';
       const tooLong = `https://cdn.example.com/${'b'.repeat(MEDIA_URL_MAX)}`;
