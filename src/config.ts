@@ -1,6 +1,5 @@
 import net from 'node:net';
 import path from 'node:path';
-import type { CorsConfig } from './http/cors.js';
 
 /**
  * Typed configuration, read once from the environment and validated at start.
@@ -63,6 +62,14 @@ export interface Config {
    * a client that takes nothing for `idleTimeoutMs` is cut off; `batchSize` members per read.
    */
   membersExport: { perNode: number; perCreator: number; idleTimeoutMs: number; batchSize: number };
+}
+
+/** Cross-origin browsers (src/http/cors.ts). */
+export interface CorsConfig {
+  /** `['*']` for any origin, or exact origins (`https://tribe.example`); empty turns CORS off. */
+  origins: string[];
+  /** Whether the creator API (`/api/v1/…` but discovery, member, admin and webhooks) is open too. */
+  creatorApi: boolean;
 }
 
 export interface RateLimitConfig {

@@ -1,5 +1,6 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
+import type { CorsConfig } from '../config.js';
 
 /**
  * Cross-origin reads (CORS), as a setting. Off by default: with `CORS_ORIGINS` unset no CORS
@@ -13,13 +14,6 @@ import type { FastifyInstance } from 'fastify';
  * bearer token the page sends itself, so `Access-Control-Allow-Credentials` is never sent,
  * with a wildcard or without.
  */
-export interface CorsConfig {
-  /** `['*']` for any origin, or exact origins (`https://tribe.example`); empty turns CORS off. */
-  origins: string[];
-  /** Whether the creator API (`/api/v1/…` but discovery, member, admin and webhooks) is open too. */
-  creatorApi: boolean;
-}
-
 export type CorsScope = 'public' | 'creator' | 'never';
 
 /** Which kind of route a path is, for CORS: the OpenAPI document and the server both ask this. */
