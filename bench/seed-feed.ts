@@ -156,10 +156,10 @@ export async function seedFeed(url: string, opts: FeedOptions): Promise<FeedFixt
       phase(`rendered ${contents.length} distinct contents`);
 
       // In time order, so ids (UUIDv7 of created_at) and heap order follow it as in production.
-      const inserted = await sql`insert into posts (id, creator_id, community_id, content, content_html, preview, preview_auto, tier_min_id, media, pinned,
+      const inserted = await sql`insert into posts (id, creator_id, community_id, content, content_html, preview, preview_auto, preview_auto_stale, tier_min_id, media, pinned,
           poll_question, poll_options, poll_multiple, poll_closes_at, created_at, updated_at, deleted_at)
         select ${uuid7('g.at')}, ${creatorId}, ${communityId}, c.content, c.html,
-               case when g.tier is not null and g.rv < 0.2 then 'Só para assinantes: ' || c.preview end, c.preview, g.tier,
+               case when g.tier is not null and g.rv < 0.2 then 'Só para assinantes: ' || c.preview end, c.preview, false, g.tier,
                case when g.rm < 0.25 then (select jsonb_agg(jsonb_build_object('type', case when m = 1 and g.rm < 0.04 then 'video' else 'image' end,
                                                                                'url', 'https://cdn.example.com/tribes/' || g.i || '/' || m || case when m = 1 and g.rm < 0.04 then '.mp4' else '.jpg' end) order by m)
                                            from generate_series(1, 1 + g.i % 4) m)

@@ -8,11 +8,14 @@
 -- clears every stored automatic preview and flags it stale. Reads compute a stale post's
 -- preview from its content (paywall.ts teaserOf) and a start-up pass writes it back in
 -- batches (posts.service refreshStalePreviews; several nodes at once skip each other's rows),
--- so no path serves an old preview from the moment this commits. The flag defaults to false:
--- a post written by the current code (or a seeder using previewOf) is current.
+-- so no path serves an old preview from the moment this commits. From then on the flag
+-- defaults to true: the current code (and the feed bench's seeder) writes false with a
+-- preview it computed, while a server still running the code before this file (a rolling
+-- deploy) writes neither, and its posts are treated as stale, never served by the old rule.
 alter table posts alter column preview_auto drop not null;
 alter table posts add column preview_auto_stale boolean not null default false;
 update posts set preview_auto = null, preview_auto_stale = true;
+alter table posts alter column preview_auto_stale set default true;
 -- What the start-up pass looks for: empty once it has run.
 create index posts_preview_auto_stale_idx on posts (id) where preview_auto_stale;
 

@@ -107,6 +107,15 @@ describe('migration 0019 on posts stored before it', () => {
       const refreshed = await rows();
       for (const [name, id] of Object.entries(ids)) expect(refreshed[id], name).toMatchObject({ preview_auto: previewOf(posts[name as keyof typeof posts]), preview_auto_stale: false });
       expect(await teasers()).toEqual(expected);
+
+      // A server still running the code before 0019 (a rolling deploy) writes an old-rule
+      // preview and no flag: its post counts as stale, and is answered by the new rule.
+      const late = uuid();
+      await sql`insert into posts (id, creator_id, community_id, content, content_html, preview_auto, created_at, updated_at)
+        values (${late}, ${creatorId}, ${communityId}, ${posts.medium}, ${`<p>${posts.medium}</p>`}, ${posts.medium}, now(), now())`.execute(db);
+      await sql`insert into post_counts (post_id) values (${late})`.execute(db);
+      expect((await rows())[late]).toMatchObject({ preview_auto_stale: true });
+      expect((await service.get(creatorId, late)).preview).toBe(expected.medium);
     } finally {
       await handle.close();
       await drop();

@@ -81,7 +81,8 @@ export function createPostsRepo(db: Db) {
       const { at, media, ...fields } = row;
       await trx
         .insertInto('posts')
-        .values({ ...fields, creator_id: creatorId, media: JSON.stringify(media), created_at: at, updated_at: at })
+        // The preview in `fields` is computed by the current rule (the column defaults to stale, migration 0019).
+        .values({ ...fields, preview_auto_stale: false, creator_id: creatorId, media: JSON.stringify(media), created_at: at, updated_at: at })
         .execute();
       await trx
         .insertInto('post_counts')
