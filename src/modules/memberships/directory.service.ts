@@ -1,4 +1,5 @@
 import { AppError } from '../../http/errors.js';
+import { EARLIEST_DAY, instantInRange, LATEST_DAY } from '../../http/dates.js';
 import { offsetOf } from '../../http/pagination.js';
 import { iso, isoOrNull } from '../../db/tx.js';
 import type { DirectoryFilter, DirectoryRepo, DirectoryRow, DirectorySort, SortKey } from './directory.repo.js';
@@ -29,10 +30,6 @@ export function presentMember(r: DirectoryRow) {
   };
 }
 
-/** joined_after is bounded to years any database and driver write alike (year 0 or 10000 is not a date PostgreSQL takes from every client). */
-const EARLIEST_JOIN = Date.UTC(1900, 0, 1);
-const LATEST_JOIN = Date.UTC(10000, 0, 1) - 15 * 3600_000;
-
 /** The query's filters, checked beyond what the schema can say. */
 export function filterOf(query: ExportMembersQuery): DirectoryFilter {
   const f: DirectoryFilter = {};
@@ -51,10 +48,11 @@ export function filterOf(query: ExportMembersQuery): DirectoryFilter {
     const at = new Date(/T/.test(query.joined_after) ? query.joined_after : `${query.joined_after}T00:00:00Z`);
     // The pattern lets 2026-02-30 through, and Date rolls it over to March: the day must survive a round trip.
     const day = query.joined_after.slice(0, 10);
-    const inRange = at.getTime() >= EARLIEST_JOIN && at.getTime() < LATEST_JOIN;
+    // The range every date input is held to (src/http/dates.ts), in UTC once the offset is applied.
+    const inRange = instantInRange(at.getTime());
     if (Number.isNaN(at.getTime()) || !inRange || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day) {
       throw new AppError('validation_error', 'joined_after is not a real date or time.', [
-        { field: 'joined_after', message: 'must be a real calendar date from 1900 to 9999, e.g. 2026-03-01, or date-time, e.g. 2026-03-01T12:00:00Z' },
+        { field: 'joined_after', message: `must be a real calendar date, e.g. 2026-03-01, or date-time, e.g. 2026-03-01T12:00:00Z, between ${EARLIEST_DAY} and ${LATEST_DAY} once in UTC` },
       ]);
     }
     f.joinedAfter = at;
