@@ -152,8 +152,17 @@ export function createMetricsService({ db, metrics, communities, history, now }:
       if (span < 1) throw new AppError('validation_error', 'The range is not valid.', [{ field: 'from', message: `must not be after to (${to})` }]);
       if (span > HISTORY_MAX_SPAN_DAYS) throw new AppError('validation_error', 'The range is too long.', [{ field: 'from', message: `the range spans ${span} days; at most ${HISTORY_MAX_SPAN_DAYS} a request` }]);
       const scope = { creatorId, communityId: query.community_id };
-      await history.backfill(scope, from, to);
-      const rows = await history.read(scope, from, to);
+      let rows = await history.read(scope, from, to);
+      // Every ended day of the range stored (the usual case once the job has run): nothing to
+      // look for. Otherwise the missing ones are computed and stored first, and the range read
+      // again (whoever stored them: this read, or the job or another read meanwhile).
+      const yesterday = utcDay(new Date(Date.parse(`${today}T00:00:00Z`) - DAY_MS));
+      const lastEnded = to < yesterday ? to : yesterday;
+      const ended = lastEnded < from ? 0 : (Date.parse(`${lastEnded}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
+      if (rows.length < ended) {
+        await history.backfill(scope, from, to);
+        rows = await history.read(scope, from, to);
+      }
       const days = rows.map((r) => ({
         day: r.day,
         partial: false,
