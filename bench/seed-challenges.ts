@@ -126,14 +126,19 @@ export async function seedChallenge(url: string, fixture: MembersFixture, opts: 
 
     await sql`update challenges set participants_count = (select count(*) from challenge_participants where challenge_id = ${challengeId}) where id = ${challengeId}`.execute(db);
 
-    // Tokens for participants at evenly spaced ranks (1, 1 + P/T, ...), handed out in random order.
-    const wanted = Math.max(0, Math.min(Math.floor(opts.tokens), n));
+    // Tokens for participants at evenly spaced ranks (1, 1 + P/T, ...) among those who may read
+    // the member board: a live (trialing, active or past_due) subscription in the community. The
+    // sample above took any of the creator's members, and a lapsed participant's board is 403.
+    const live = sql`exists (select 1 from subscriptions s where s.creator_id = ${creatorId} and s.member_id = cp.member_id
+      and s.community_id = ${communityId} and s.status in ('trialing', 'active', 'past_due'))`;
+    const readers = (await sql<{ n: number }>`select count(*)::int as n from challenge_participants cp where cp.challenge_id = ${challengeId} and ${live}`.execute(db)).rows[0]!.n;
+    const wanted = Math.max(0, Math.min(Math.floor(opts.tokens), readers));
     const sampled = (
       await sql<{ member_id: string }>`
         with ranked as (
-          select member_id, row_number() over (order by score desc, reached_at, member_id) - 1 as r
-          from challenge_participants where challenge_id = ${challengeId})
-        select member_id from ranked join generate_series(0, ${wanted}::int - 1) k on ranked.r = floor(k::numeric * ${n} / ${wanted})
+          select cp.member_id, row_number() over (order by cp.score desc, cp.reached_at, cp.member_id) - 1 as r
+          from challenge_participants cp where cp.challenge_id = ${challengeId} and ${live})
+        select member_id from ranked join generate_series(0, ${wanted}::int - 1) k on ranked.r = floor(k::numeric * ${readers} / ${wanted})
         order by random()`.execute(db)
     ).rows.map((r) => r.member_id);
     const tokens: string[] = [];
