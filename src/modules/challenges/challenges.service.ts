@@ -8,7 +8,7 @@ import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import type { CommunitiesRepo } from '../communities/communities.repo.js';
 import type { ExercisesRepo } from '../exercises/exercises.repo.js';
 import { abbreviate } from '../members/names.js';
-import { meetsMinimum, rankTiers, type RankableTier } from '../tiers/tier-order.js';
+import { holdsAtLeast, type RankableTier } from '../tiers/tier-order.js';
 import type { ChallengeChanges, ChallengeRow, ChallengesRepo, StandingRow } from './challenges.repo.js';
 import { DURATION, type ChallengeStatus, type CreateChallengeBody, type ListChallengesQuery, type UpdateChallengeBody } from './challenges.schemas.js';
 import { rescore } from './scores.js';
@@ -210,8 +210,7 @@ export async function board(challenges: ChallengesRepo, challenge: ChallengeRow,
 
 /** Whether holding one of `heldTierIds` meets the challenge's minimum, and the tier name to ask for when not. */
 export function tierVerdict(tiers: Array<RankableTier & { name: string }>, heldTierIds: string[], minimumTierId: string | null) {
-  const ranks = rankTiers(tiers);
-  const ok = heldTierIds.some((held) => meetsMinimum(ranks, held, minimumTierId));
+  const ok = holdsAtLeast(tiers, heldTierIds, minimumTierId);
   return { ok, needed: minimumTierId ? (tiers.find((t) => t.id === minimumTierId)?.name ?? null) : null };
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/tx.js';
-import { meetsMinimum, rankTiers } from '../tiers/tier-order.js';
+import { holdsAtLeast } from '../tiers/tier-order.js';
 import { lockHistory } from '../workout-logs/logging.repo.js';
 import { createChallengesRepo } from './challenges.repo.js';
 import { rescore } from './scores.js';
@@ -30,30 +30,27 @@ export async function requalifyParticipations(creatorId: string, memberId: strin
   const repo = createChallengesRepo(trx);
   const communityIds = [...new Set(rows.map((r) => r.community_id))];
   const [tiers, held] = await Promise.all([repo.tiersOf(creatorId, communityIds, trx), repo.liveTiersOf(memberId, communityIds, trx)]);
-  // The join's rule (challenges.service tierVerdict): a live tier there that meets the minimum in the tier order.
-  const qualifies = (r: (typeof rows)[number]) => {
-    const ranks = rankTiers(tiers.filter((t) => t.community_id === r.community_id));
-    return held.some((h) => h.community_id === r.community_id && meetsMinimum(ranks, h.tier_id, r.tier_min_id));
-  };
-  const stop = rows.filter((r) => r.scoring_stopped_at === null && !qualifies(r)).map((r) => r.id);
-  const resume = rows.filter((r) => r.scoring_stopped_at !== null && qualifies(r)).map((r) => r.id);
-  if (stop.length > 0) {
-    await trx
-      .updateTable('challenge_participants')
-      .set({ scoring_stopped_at: at })
-      .where('member_id', '=', memberId)
-      .where('challenge_id', 'in', stop)
-      .execute();
+  // The join's rule (tier-order holdsAtLeast, as challenges.service tierVerdict): a live tier there that meets the minimum.
+  const qualifies = (r: (typeof rows)[number]) =>
+    holdsAtLeast(
+      tiers.filter((t) => t.community_id === r.community_id),
+      held.filter((h) => h.community_id === r.community_id).map((h) => h.tier_id),
+      r.tier_min_id,
+    );
+  const stop: string[] = [];
+  const resume: string[] = [];
+  for (const r of rows) {
+    const ok = qualifies(r);
+    if (r.scoring_stopped_at === null && !ok) stop.push(r.id);
+    else if (r.scoring_stopped_at !== null && ok) resume.push(r.id);
   }
+  const markStopped = (challengeIds: string[], stoppedAt: Date | null) =>
+    trx.updateTable('challenge_participants').set({ scoring_stopped_at: stoppedAt }).where('member_id', '=', memberId).where('challenge_id', 'in', challengeIds).execute();
+  if (stop.length > 0) await markStopped(stop, at);
   if (resume.length > 0) {
     // A rescore replays the member's logs: under their history lock, as a join's does.
     await lockHistory(memberId, trx);
-    await trx
-      .updateTable('challenge_participants')
-      .set({ scoring_stopped_at: null })
-      .where('member_id', '=', memberId)
-      .where('challenge_id', 'in', resume)
-      .execute();
+    await markStopped(resume, null);
     await rescore(trx, sql`p.member_id = ${memberId} and p.challenge_id = any(${resume}::uuid[])`);
   }
   return stop.length + resume.length;

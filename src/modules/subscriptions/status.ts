@@ -15,9 +15,6 @@ export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'cancele
 
 export const LIVE_STATUSES = ['trialing', 'active', 'past_due'] as const satisfies readonly SubscriptionStatus[];
 
-/** Live and billed: in MRR and among the paying (active_subscribers). */
-export const PAYING_STATUSES = ['active', 'past_due'] as const satisfies readonly SubscriptionStatus[];
-
 export const isLive = (status: SubscriptionStatus): boolean => (LIVE_STATUSES as readonly string[]).includes(status);
 
 /** For the API's descriptions of a status field. */

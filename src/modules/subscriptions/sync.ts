@@ -86,8 +86,9 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
       logger.warn({ subscription: sub.id, account }, 'processor subscription does not map to a tier and member of ours; left alone');
       return undefined;
     }
-    const status = statusOf(sub.status) ?? 'unpaid';
-    if (!statusOf(sub.status)) logger.warn({ subscription: sub.id, status: sub.status }, 'unknown processor subscription status; mirrored as unpaid (no access)');
+    const known = statusOf(sub.status);
+    const status = known ?? 'unpaid';
+    if (!known) logger.warn({ subscription: sub.id, status: sub.status }, 'unknown processor subscription status; mirrored as unpaid (no access)');
     const raw = sub as unknown as { current_period_start?: number; current_period_end?: number };
     const values = {
       status,

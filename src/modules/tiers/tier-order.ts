@@ -46,6 +46,12 @@ export function meetsMinimum(ranks: Map<string, number>, heldTierId: string, min
  * The cheapest active tier that satisfies a minimum (the paywall's upgrade offer): by
  * monthly-normalised price, then the tier order. Undefined when no active tier does.
  */
+/** Whether any of `heldTierIds` (tiers of the community of `tiers`) equals or exceeds the minimum; with none, any held tier does. */
+export function holdsAtLeast(tiers: RankableTier[], heldTierIds: string[], minimumTierId: string | null): boolean {
+  const ranks = rankTiers(tiers);
+  return heldTierIds.some((held) => meetsMinimum(ranks, held, minimumTierId));
+}
+
 export function cheapestMeeting<T extends RankableTier & { is_active: boolean }>(tiers: T[], ranks: Map<string, number>, minimumTierId: string): T | undefined {
   const qualifying = tiers.filter((t) => t.is_active && meetsMinimum(ranks, t.id, minimumTierId));
   return qualifying.sort((a, b) => compareMonthly(a, b) || ranks.get(a.id)! - ranks.get(b.id)!)[0];
