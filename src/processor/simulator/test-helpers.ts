@@ -6,6 +6,7 @@ import type { Core } from './core.js';
 import { setPaymentBehavior } from './customers.js';
 import { invalidRequest, noSuch } from './errors.js';
 import { Params } from './params.js';
+import { completeOnboarding } from './onboarding.js';
 import { failPayout } from './payouts.js';
 import { findObject, getObject, saveObject, type Ctx, type Stored } from './store.js';
 
@@ -53,6 +54,16 @@ export function registerTestHelpers(app: FastifyInstance, core: Core): void {
     await anAccount(req.params.id);
     const { now } = await advanceAccountClock(core, req.params.id, seconds);
     return { id: req.params.id, now };
+  });
+
+  // Connect onboarding (DESIGN §6): runs on the account's own time, like everything else of it.
+  app.post<{ Params: { id: string } }>('/v1/test_helpers/accounts/:id/onboard', async (req) => {
+    await anAccount(req.params.id);
+    const { result, events } = await core.mutate({ account: req.params.id }, async (ctx) =>
+      completeOnboarding(ctx, await getObject(ctx, req.params.id, 'account', { account: '', noun: 'account' })),
+    );
+    await core.deliverer.deliverEvents(events);
+    return result;
   });
 
   app.post<{ Params: { id: string } }>('/v1/test_helpers/checkout_sessions/:id/complete', async (req) => {
