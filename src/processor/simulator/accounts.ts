@@ -1,6 +1,7 @@
 import { invalidRequest } from './errors.js';
 import { changed, emit } from './events.js';
 import { nextPayoutTime, WEEKDAYS, type PayoutSchedule } from './calendar.js';
+import { notOnboarded } from './onboarding.js';
 import type { Params } from './params.js';
 import { cancelJobs, deleteObject, getObject, insertObject, listObjects, newId, readNow, saveObject, scheduleJob, tbl, writeAccountNow, type Ctx, type Stored } from './store.js';
 
@@ -58,25 +59,21 @@ export async function createAccount(ctx: Ctx, p: Params): Promise<unknown> {
       support_email: null,
     },
     business_type: p.str('business_type') ?? null,
-    capabilities: Object.fromEntries(Object.keys((p.get('capabilities') as object) ?? { card_payments: 1, transfers: 1 }).map((k) => [k, 'active'])),
-    charges_enabled: true,
     controller: { type: 'application', is_controller: true },
     country,
     created: ctx.now,
     default_currency: p.str('default_currency') ?? CURRENCY_BY_COUNTRY[country] ?? 'usd',
-    details_submitted: true,
     email: p.str('email') ?? null,
     external_accounts: { object: 'list', data: [], has_more: false, url: `/v1/accounts/${id}/external_accounts` },
     livemode: false,
     metadata: p.metadata(),
-    payouts_enabled: true,
-    requirements: { alternatives: [], current_deadline: null, currently_due: [], disabled_reason: null, errors: [], eventually_due: [], past_due: [], pending_verification: [] },
     settings: {
       dashboard: { display_name: p.str('business_profile[name]') ?? null, timezone: 'Etc/UTC' },
       payouts: { debit_negative_balances: true, schedule, statement_descriptor: null },
     },
-    tos_acceptance: { date: ctx.now },
     type,
+    // As at Stripe, it can neither charge nor pay out until the holder completes onboarding.
+    ...notOnboarded(Object.keys((p.get('capabilities') as object) ?? { card_payments: 1, transfers: 1 })),
   };
   const stored = await insertObject(ctx, 'account', data, {}, '');
   await reschedulePayouts(ctx, stored);
@@ -164,7 +161,8 @@ export async function startAccountClock(ctx: Ctx, id: string, t: number): Promis
   }
   await writeAccountNow(ctx.db, ctx.env.schema, id, t);
   account.data.created = t;
-  account.data.tos_acceptance = { ...account.data.tos_acceptance, date: t };
+  // An account that has accepted the terms did so at its (new) creation; one that has not still owes them.
+  if (account.data.tos_acceptance?.date != null) account.data.tos_acceptance = { ...account.data.tos_acceptance, date: t };
   await saveObject(ctx, account);
   await tbl(ctx).updateTable('objects').set({ created: t }).where('id', '=', id).execute();
   await reschedulePayouts(ctx, account);

@@ -1,6 +1,55 @@
 import { changed, emit } from './events.js';
 import { cancelJobs, saveObject, type Ctx, type Stored } from './store.js';
 
+/**
+ * What a fresh Express account (US individual) owes before it may charge: Stripe lists the
+ * same fields as currently due, eventually due and past due, so the account is disabled
+ * with `requirements.past_due` until the holder goes through onboarding.
+ */
+const EXPRESS_FIELDS = [
+  'business_profile.mcc',
+  'business_profile.url',
+  'business_type',
+  'external_account',
+  'individual.address.city',
+  'individual.address.line1',
+  'individual.address.postal_code',
+  'individual.address.state',
+  'individual.dob.day',
+  'individual.dob.month',
+  'individual.dob.year',
+  'individual.email',
+  'individual.first_name',
+  'individual.last_name',
+  'individual.phone',
+  'individual.ssn_last_4',
+  'tos_acceptance.date',
+  'tos_acceptance.ip',
+];
+
+const noRequirements = () => ({
+  alternatives: [], current_deadline: null, currently_due: [] as string[], disabled_reason: null as string | null,
+  errors: [], eventually_due: [] as string[], past_due: [] as string[], pending_verification: [] as string[],
+});
+
+/** The onboarding-related fields of a new connected account: nothing submitted, nothing enabled. */
+export function notOnboarded(capabilities: string[]) {
+  return {
+    capabilities: Object.fromEntries(capabilities.map((k) => [k, 'inactive'])),
+    charges_enabled: false,
+    details_submitted: false,
+    payouts_enabled: false,
+    requirements: {
+      ...noRequirements(),
+      currently_due: [...EXPRESS_FIELDS],
+      disabled_reason: 'requirements.past_due',
+      eventually_due: [...EXPRESS_FIELDS],
+      past_due: [...EXPRESS_FIELDS],
+    },
+    tos_acceptance: { date: null as number | null },
+  };
+}
+
 /** The job that restricts an account whose added requirements are still due at their deadline. */
 export const DEADLINE_JOB = 'requirements_deadline';
 
@@ -17,7 +66,7 @@ export async function completeOnboarding(ctx: Ctx, account: Stored): Promise<unk
   d.charges_enabled = true;
   d.payouts_enabled = true;
   d.capabilities = Object.fromEntries(Object.keys(d.capabilities ?? {}).map((k) => [k, 'active']));
-  d.requirements = { alternatives: [], current_deadline: null, currently_due: [], disabled_reason: null, errors: [], eventually_due: [], past_due: [], pending_verification: [] };
+  d.requirements = noRequirements();
   d.tos_acceptance = { ...d.tos_acceptance, date: d.tos_acceptance?.date ?? ctx.now };
   const prev = changed(before, d);
   // Whatever was due is met now, so a pending deadline has nothing left to enforce.

@@ -132,6 +132,8 @@ export async function createCreator(
     schedule?: 'daily' | 'weekly' | 'monthly' | 'manual';
     /** Start the account's own clock at this time (simulator seconds), before it makes anything. */
     clockAt?: number;
+    /** Leave the account as created, not onboarded (it can neither charge nor pay out). */
+    skipOnboarding?: boolean;
   } = {},
 ): Promise<Creator> {
   const account = await kit.stripe.accounts.create({ type: 'express', country: 'US', email: `coach-${crypto.randomBytes(3).toString('hex')}@example.com` });
@@ -141,6 +143,11 @@ export async function createCreator(
   if (o.clockAt !== undefined) {
     const started = await kit.helper(`/v1/test_helpers/accounts/${account.id}/clock`, { now: o.clockAt });
     if (started.status !== 200) throw new Error(`account clock failed: ${JSON.stringify(started.body)}`);
+  }
+  if (!o.skipOnboarding) {
+    // New accounts start not onboarded, as at Stripe; most tests want a creator who can sell.
+    const onboarded = await kit.helper(`/v1/test_helpers/accounts/${account.id}/onboard`, {});
+    if (onboarded.status !== 200) throw new Error(`onboarding failed: ${JSON.stringify(onboarded.body)}`);
   }
   const opts = { stripeAccount: account.id };
   const product = await kit.stripe.products.create({ name: 'Força Total' }, opts);
