@@ -19,11 +19,17 @@ const FIRST_ATTEMPT_GRACE_MS = 10_000;
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
+/** JSON with object keys sorted: jsonb hands stored objects back in its own key order. */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+  );
+
 /** Top-level fields that changed, with their old values: Stripe's `previous_attributes`. */
 export function changed(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) out[key] = before[key] ?? null;
+    if (canonical(before[key]) !== canonical(after[key])) out[key] = before[key] ?? null;
   }
   return out;
 }
