@@ -1,5 +1,6 @@
 import { expireSession } from './checkout.js';
 import type { Core } from './core.js';
+import { DEADLINE_JOB, requirementsDeadline } from './onboarding.js';
 import { advancePayout, runAutoPayout } from './payouts.js';
 import { sql } from 'kysely';
 import { readNow, findObject, writeAccountNow, writeNow, type Ctx } from './store.js';
@@ -19,6 +20,8 @@ async function dispatch(ctx: Ctx, kind: string, ref: string, payload: any): Prom
       return advancePayout(ctx, ref, 'paid');
     case 'auto_payout':
       return runAutoPayout(ctx, ref);
+    case DEADLINE_JOB:
+      return requirementsDeadline(ctx, ref, payload);
     case 'session_expire': {
       const session = await findObject(ctx, ref, { type: 'checkout.session', forUpdate: true });
       if (session) await expireSession(ctx, session, false);

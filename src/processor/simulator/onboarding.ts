@@ -1,5 +1,5 @@
 import { changed, emit } from './events.js';
-import { cancelJobs, saveObject, type Ctx, type Stored } from './store.js';
+import { cancelJobs, findObject, saveObject, scheduleJob, type Ctx, type Stored } from './store.js';
 
 /**
  * What a fresh Express account (US individual) owes before it may charge: Stripe lists the
@@ -75,4 +75,56 @@ export async function completeOnboarding(ctx: Ctx, account: Stored): Promise<unk
   await saveObject(ctx, account);
   await emit(ctx, 'account.updated', d, prev, account.id);
   return d;
+}
+
+const union = (a: string[] | undefined, b: string[]): string[] => [...new Set([...(a ?? []), ...b])];
+
+/**
+ * POST /v1/test_helpers/accounts/{id}/requirements: Stripe asks for more (say an identity
+ * document) due by a deadline. The account keeps charging until then; `pendingVerification`
+ * lists fields submitted and under review ("pending review" in a dashboard).
+ */
+export async function addRequirements(
+  ctx: Ctx,
+  account: Stored,
+  req: { currentlyDue: string[]; deadlineSeconds: number | undefined; pendingVerification: string[] },
+): Promise<unknown> {
+  const d = account.data;
+  const before = structuredClone(d);
+  const r = d.requirements;
+  r.currently_due = union(r.currently_due, req.currentlyDue);
+  r.eventually_due = union(r.eventually_due, req.currentlyDue);
+  r.pending_verification = union(r.pending_verification, req.pendingVerification);
+  if (req.currentlyDue.length && req.deadlineSeconds !== undefined) {
+    const deadline = ctx.now + req.deadlineSeconds;
+    r.current_deadline = deadline;
+    await scheduleJob(ctx, DEADLINE_JOB, account.id, deadline, { fields: req.currentlyDue, deadline }, account.id);
+  }
+  const prev = changed(before, d);
+  if (Object.keys(prev).length === 0) return d;
+  await saveObject(ctx, account);
+  await emit(ctx, 'account.updated', d, prev, account.id);
+  return d;
+}
+
+/**
+ * Job `requirements_deadline` (ref = account): the fields added with this deadline that are
+ * still due become past due and the account stops charging, as Stripe disables charges when
+ * a deadline passes unmet. Onboarding cancels the job; if it runs anyway with nothing left
+ * due (met some other way), it does nothing.
+ */
+export async function requirementsDeadline(ctx: Ctx, accountId: string, payload: { fields: string[]; deadline: number }): Promise<void> {
+  const account = await findObject(ctx, accountId, { type: 'account', account: '', forUpdate: true });
+  if (!account) return;
+  const d = account.data;
+  const unmet = payload.fields.filter((f) => d.requirements.currently_due?.includes(f));
+  if (unmet.length === 0) return;
+  const before = structuredClone(d);
+  d.requirements.past_due = union(d.requirements.past_due, unmet);
+  d.requirements.disabled_reason = 'requirements.past_due';
+  // A later requirement may have set a deadline of its own; that one still stands.
+  if (d.requirements.current_deadline === payload.deadline) d.requirements.current_deadline = null;
+  d.charges_enabled = false;
+  await saveObject(ctx, account);
+  await emit(ctx, 'account.updated', d, changed(before, d), account.id);
 }

@@ -4,13 +4,24 @@ import { advanceAccountClock, advanceClock } from './clock.js';
 import { completeSession } from './checkout.js';
 import type { Core } from './core.js';
 import { setPaymentBehavior } from './customers.js';
-import { invalidRequest, noSuch } from './errors.js';
+import { invalidRequest, missingParam, noSuch } from './errors.js';
 import { Params } from './params.js';
-import { completeOnboarding } from './onboarding.js';
+import { addRequirements, completeOnboarding } from './onboarding.js';
 import { failPayout } from './payouts.js';
 import { findObject, getObject, saveObject, type Ctx, type Stored } from './store.js';
 
 const bodyOf = (req: FastifyRequest): Params => new Params(req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {});
+
+/** A list of requirement field names: absent, or a non-empty array of non-empty strings. */
+function fieldList(p: Params, name: string): string[] | undefined {
+  const v = p.get(name);
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || v.length === 0) throw invalidRequest(`Invalid array: ${name} must be a non-empty array of requirement field names.`, name);
+  v.forEach((f, i) => {
+    if (typeof f !== 'string' || f.trim() === '') throw invalidRequest(`Invalid string: ${name}[${i}] must be a non-empty field name such as individual.verification.document.`, `${name}[${i}]`);
+  });
+  return v as string[];
+}
 
 /**
  * DESIGN §6 test helpers. They take JSON (or form) bodies, need no API key, and find their
@@ -39,6 +50,14 @@ export function registerTestHelpers(app: FastifyInstance, core: Core): void {
   /** 404s (as Stripe words it) unless `id` is an account. */
   const anAccount = (id: string) => core.read('', (ctx) => getObject(ctx, id, 'account', { account: '', noun: 'account' }));
 
+  /** Runs `fn` on a connected account at the account's own time, then delivers its events. */
+  async function onAccount<T>(id: string, fn: (ctx: Ctx, account: Stored) => Promise<T>): Promise<T> {
+    await anAccount(id);
+    const { result, events } = await core.mutate({ account: id }, async (ctx) => fn(ctx, await getObject(ctx, id, 'account', { account: '', noun: 'account' })));
+    await core.deliverer.deliverEvents(events);
+    return result;
+  }
+
   app.get<{ Params: { id: string } }>('/v1/test_helpers/accounts/:id/clock', async (req) => {
     await anAccount(req.params.id);
     return { id: req.params.id, now: await core.now(req.params.id) };
@@ -58,12 +77,19 @@ export function registerTestHelpers(app: FastifyInstance, core: Core): void {
 
   // Connect onboarding (DESIGN §6): runs on the account's own time, like everything else of it.
   app.post<{ Params: { id: string } }>('/v1/test_helpers/accounts/:id/onboard', async (req) => {
-    await anAccount(req.params.id);
-    const { result, events } = await core.mutate({ account: req.params.id }, async (ctx) =>
-      completeOnboarding(ctx, await getObject(ctx, req.params.id, 'account', { account: '', noun: 'account' })),
+    return onAccount(req.params.id, completeOnboarding);
+  });
+
+  app.post<{ Params: { id: string } }>('/v1/test_helpers/accounts/:id/requirements', async (req) => {
+    const p = bodyOf(req);
+    const currentlyDue = fieldList(p, 'currently_due');
+    const pendingVerification = fieldList(p, 'pending_verification');
+    if (!currentlyDue && !pendingVerification) throw missingParam('currently_due');
+    // A field that is due must be due by some time; one under review needs none.
+    const deadlineSeconds = currentlyDue ? p.reqInt('deadline_seconds', { min: 0 }) : p.int('deadline_seconds', { min: 0 });
+    return onAccount(req.params.id, (ctx, account) =>
+      addRequirements(ctx, account, { currentlyDue: currentlyDue ?? [], deadlineSeconds, pendingVerification: pendingVerification ?? [] }),
     );
-    await core.deliverer.deliverEvents(events);
-    return result;
   });
 
   app.post<{ Params: { id: string } }>('/v1/test_helpers/checkout_sessions/:id/complete', async (req) => {
