@@ -17,6 +17,15 @@ export async function createSession(ctx: Ctx, p: Params): Promise<unknown> {
   const mode = p.enumOf('mode', ['payment', 'setup', 'subscription'] as const);
   if (!mode) throw missingParam('mode');
   if (mode !== 'subscription') throw invalidRequest('The simulator supports Checkout in subscription mode only.', 'mode');
+  if (ctx.account) {
+    // A direct charge on a connected account needs charges enabled (onboarded, nothing past due).
+    const account = await getObject(ctx, ctx.account, 'account', { account: '' });
+    if (account.data.charges_enabled === false) {
+      throw invalidRequest(
+        `The account ${account.id} cannot currently make charges: it has not completed onboarding or has requirements past due (requirements.disabled_reason: ${account.data.requirements?.disabled_reason ?? 'none'}).`,
+      );
+    }
+  }
   const successUrl = p.reqStr('success_url');
   const items = p.list('line_items');
   if (!items?.length) throw missingParam('line_items');

@@ -60,6 +60,13 @@ export async function createPayout(ctx: Ctx, p: Params): Promise<unknown> {
   let currency = p.str('currency')?.toLowerCase();
   if (ctx.account) {
     const account = await getObject(ctx, ctx.account, 'account', { account: '' });
+    if (account.data.payouts_enabled === false) {
+      throw invalidRequest(
+        `Payouts are not enabled for account ${account.id}: it has not completed onboarding or has requirements past due (payouts_enabled is false).`,
+        undefined,
+        'payouts_not_allowed',
+      );
+    }
     const interval = payoutSchedule(account).interval;
     if (interval !== 'manual') {
       throw invalidRequest(
@@ -87,8 +94,11 @@ export async function createPayout(ctx: Ctx, p: Params): Promise<unknown> {
 export async function runAutoPayout(ctx: Ctx, accountId: string): Promise<void> {
   const account = await findObject(ctx, accountId, { type: 'account', account: '' });
   if (!account || payoutSchedule(account).interval === 'manual') return;
-  for (const [currency, sums] of await balances(ctx, accountId)) {
-    if (sums.available > 0) await newPayout(ctx, sums.available, currency, { automatic: true, description: 'STRIPE PAYOUT', metadata: {} });
+  // While payouts are disabled the balance stays put; the next scheduled day tries again.
+  if (account.data.payouts_enabled !== false) {
+    for (const [currency, sums] of await balances(ctx, accountId)) {
+      if (sums.available > 0) await newPayout(ctx, sums.available, currency, { automatic: true, description: 'STRIPE PAYOUT', metadata: {} });
+    }
   }
   await reschedulePayouts(ctx, account);
 }
