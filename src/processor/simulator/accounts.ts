@@ -1,4 +1,4 @@
-import { invalidRequest } from './errors.js';
+import { invalidRequest, missingParam } from './errors.js';
 import { changed, emit } from './events.js';
 import { nextPayoutTime, WEEKDAYS, type PayoutSchedule } from './calendar.js';
 import { notOnboarded } from './onboarding.js';
@@ -13,7 +13,7 @@ const CURRENCY_BY_COUNTRY: Record<string, string> = {
   DE: 'eur', FR: 'eur', ES: 'eur', IT: 'eur', PT: 'eur', NL: 'eur', IE: 'eur', BE: 'eur', AT: 'eur', FI: 'eur',
 };
 
-const INTERVALS = ['daily', 'weekly', 'monthly', 'manual'] as const;
+export const INTERVALS = ['daily', 'weekly', 'monthly', 'manual'] as const;
 
 /**
  * Applies `settings[payouts][schedule]` params the way Stripe fills defaults: switching to
@@ -121,21 +121,41 @@ export async function deleteAccount(ctx: Ctx, id: string): Promise<unknown> {
 
 export const listAccounts = (ctx: Ctx, p: Params) => listObjects(ctx, 'account', p, { url: '/v1/accounts', account: '' });
 
-/** Account links and login links point at simulator pages that stand in for Stripe's hosted onboarding. */
+/** How long an account link or login link works, in simulator seconds (Stripe: a few minutes). */
+export const LINK_TTL = 300;
+
+/**
+ * POST /v1/account_links: a single-use link to the simulator's hosted onboarding page
+ * (connect-pages.ts). Opening it again, or after it expired, lands on `refresh_url`, where
+ * the platform is expected to make a new one — as at Stripe.
+ */
 export async function createAccountLink(ctx: Ctx, p: Params): Promise<unknown> {
   const account = await getAccount(ctx, p.reqStr('account'));
+  const type = p.enumOf('type', ['account_onboarding', 'account_update'] as const);
+  if (!type) throw missingParam('type');
+  const fields = p.enumOf('collection_options[fields]', ['currently_due', 'eventually_due'] as const) ?? 'currently_due';
+  const refreshUrl = p.reqStr('refresh_url');
   const returnUrl = p.reqStr('return_url');
-  const refreshUrl = p.str('refresh_url') ?? returnUrl;
   const id = newId('acctlink');
-  const data = { id, object: 'account_link', created: ctx.now, expires_at: ctx.now + 300, url: `${ctx.env.baseUrl}/connect/onboarding/${id}` };
-  await insertObject(ctx, 'account_link', data, { account: account.id, return_url: returnUrl, refresh_url: refreshUrl }, '');
+  const data = { id, object: 'account_link', created: ctx.now, expires_at: ctx.now + LINK_TTL, url: `${ctx.env.baseUrl}/connect/onboarding/${id}` };
+  await insertObject(ctx, 'account_link', data, { account: account.id, type, fields, return_url: returnUrl, refresh_url: refreshUrl, opened: false, completed: false }, '');
   const { id: _id, ...link } = data;
   return link;
 }
 
+/**
+ * POST /v1/accounts/{id}/login_links: the hosted dashboard, for onboarded accounts only.
+ * The URL carries a fresh id of its own, so knowing an account id never opens its dashboard.
+ */
 export async function createLoginLink(ctx: Ctx, accountId: string): Promise<unknown> {
   const account = await getAccount(ctx, accountId);
-  return { object: 'login_link', created: ctx.now, url: `${ctx.env.baseUrl}/connect/dashboard/${account.id}` };
+  if (!account.data.details_submitted) {
+    throw invalidRequest(`Cannot create a login link for an account that has not completed onboarding (${account.id}).`, 'account');
+  }
+  const id = newId('lael');
+  const data = { id, object: 'login_link', created: ctx.now, expires_at: ctx.now + LINK_TTL, url: `${ctx.env.baseUrl}/connect/dashboard/${id}` };
+  await insertObject(ctx, 'login_link', data, { account: account.id }, '');
+  return { object: 'login_link', created: data.created, url: data.url };
 }
 
 /** How far back a fresh account's history may start. */

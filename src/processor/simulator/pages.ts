@@ -2,25 +2,15 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { completeSession } from './checkout.js';
 import type { Core } from './core.js';
 import { StripeError } from './errors.js';
-import { balances } from './money.js';
+import { registerConnectPages } from './connect-pages.js';
+import { esc, money, page } from './html.js';
 import { findObject, getObject, type Stored } from './store.js';
-
-const esc = (s: unknown): string =>
-  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-const page = (title: string, body: string): string =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-  `<title>${esc(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#222}` +
-  `button{font-size:1rem;padding:.6rem 1.2rem;margin:.3rem .3rem 0 0;cursor:pointer}.muted{color:#777;font-size:.9rem}.err{color:#b00020}</style></head>` +
-  `<body>${body}<p class="muted">Tribes processor simulator — test mode, no real money moves.</p></body></html>`;
-
-const money = (cents: number, currency: string) => `${(cents / 100).toFixed(2)} ${currency.toUpperCase()}`;
 
 /**
  * Stand-ins for Stripe's hosted pages, so a person can click through the whole flow in a
  * browser: Checkout (a Pay button completing the session with pm_card_visa, and a
- * declining card for trying failures), Connect onboarding (returns at once) and a tiny
- * Express dashboard.
+ * declining card for trying failures); Connect onboarding and the Express dashboard are in
+ * connect-pages.ts.
  */
 export function registerPages(app: FastifyInstance, core: Core): void {
   const locate = (id: string, type: string) => core.read('', (ctx) => findObject(ctx, id, { type, account: 'any' }));
@@ -67,20 +57,7 @@ export function registerPages(app: FastifyInstance, core: Core): void {
     }
   });
 
-  app.get<{ Params: { id: string } }>('/connect/onboarding/:id', async (req, reply) => {
-    const link = await locate(req.params.id, 'account_link');
-    if (!link) return reply.code(404).type('text/html; charset=utf-8').send(page('Not found', '<h1>Link not found</h1>'));
-    const expired = link.data.expires_at < (await core.now());
-    return reply.redirect(expired ? link.internal.refresh_url : link.internal.return_url, 303);
-  });
-
-  app.get<{ Params: { id: string } }>('/connect/dashboard/:id', async (req, reply) => {
-    const account = await locate(req.params.id, 'account');
-    if (!account) return reply.code(404).type('text/html; charset=utf-8').send(page('Not found', '<h1>Account not found</h1>'));
-    const sums = await core.read(account.id, (ctx) => balances(ctx));
-    const rows = [...sums].map(([cur, b]) => `<li>${esc(money(b.available, cur))} available, ${esc(money(b.pending, cur))} pending</li>`).join('');
-    return reply.type('text/html; charset=utf-8').send(page('Dashboard', `<h1>${esc(account.data.email ?? account.id)}</h1><ul>${rows || '<li>No balance yet</li>'}</ul>`));
-  });
+  registerConnectPages(app, core);
 
   app.get<{ Params: { id: string } }>('/invoices/:id', async (req, reply) => {
     const invoice = await locate(req.params.id, 'invoice');
