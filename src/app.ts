@@ -13,6 +13,7 @@ import { cachedSerializers } from './http/serializers.js';
 import { ErrorBody, Pagination } from './http/schemas.js';
 import { registerValidation } from './http/validation.js';
 import { ApiKey, Creator } from './modules/admin/admin.schemas.js';
+import { CreatorApiKey } from './modules/api-keys/api-keys.schemas.js';
 import { Community } from './modules/communities/communities.schemas.js';
 import { DiscoverCommunity } from './modules/discover/discover.schemas.js';
 import { Member } from './modules/members/members.schemas.js';
@@ -96,7 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
-  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard, Poll, MemberPoll, Post, MemberPost, LockedPost, Comment, MemberComment, Kudos, CreatorMetrics, CommunityMetrics, Cohorts, MetricsHistory]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, CreatorApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard, Poll, MemberPoll, Post, MemberPost, LockedPost, Comment, MemberComment, Kudos, CreatorMetrics, CommunityMetrics, Cohorts, MetricsHistory]) app.addSchema(schema);
 
   // JSON only. An empty body counts as no body (clients send Content-Type on bodiless POSTs).
   app.removeAllContentTypeParsers();

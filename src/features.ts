@@ -7,6 +7,8 @@ import { creatorAuth } from './http/auth.js';
 import type { Processor } from './processor/processor.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { createAdminService } from './modules/admin/admin.service.js';
+import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
+import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { communitiesRoutes } from './modules/communities/communities.routes.js';
 import { createCommunitiesRepo } from './modules/communities/communities.repo.js';
 import { createCommunitiesService } from './modules/communities/communities.service.js';
@@ -186,7 +188,8 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   await app.register(adminRoutes(createAdminService({ db, creators, processor, logger }), deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(
     async (api) => {
-      api.addHook('onRequest', creatorAuth(creators));
+      api.addHook('onRequest', creatorAuth(creators, tasks));
+      await api.register(apiKeysRoutes(createApiKeysService({ db, creators })));
       await api.register(communitiesRoutes(communities));
       await api.register(tiersRoutes(tiers));
       await api.register(subscriptionsRoutes(subscriptions));

@@ -22,11 +22,18 @@ import {
  * added later joins automatically: creator routes refuse a missing key (401), answer 404
  * for another creator's resource, and reject unknown body fields (400); admin routes
  * refuse creator keys; member routes (/api/v1/member/*) take only member tokens, which open
- * no creator or admin route. A route whose path names a resource without a factory below fails
+ * no creator or admin route; a creator key with scope `read` opens every creator GET and no
+ * creator write. A route whose path names a resource without a factory below fails
  * the suite until one is added.
  */
 type Factory = (t: TestApp, owner: TestCreator) => Promise<string>;
 const RESOURCE_FACTORIES: Record<string, Factory> = {
+  // Another key of the owner's (a read one: revoking it would be allowed, so only the tenant check stops an intruder).
+  'api-keys': async (t, owner) => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: owner.headers, payload: { name: 'Reporting', scope: 'read' } });
+    if (res.statusCode !== 201) throw new Error(`api key factory failed: ${res.body}`);
+    return json(res).data.id as string;
+  },
   communities: async (t, owner) => (await createCommunity(t, owner)).id,
   tiers: async (t, owner) => (await createTier(t, owner, (await createCommunity(t, owner)).id)).id,
   // A real subscription: hosted checkout paid at the simulator, mirrored by reconciliation.
@@ -76,6 +83,8 @@ interface Operation {
   isAdmin: boolean;
   /** Authenticated by a member token, not a creator key. */
   isMember: boolean;
+  /** The creator key scope the document says the operation needs. */
+  scope: string | undefined;
 }
 
 let t: TestApp;
@@ -84,7 +93,7 @@ beforeAll(async () => {
   t = await buildTestApp();
   const doc = json(await t.app.inject({ method: 'GET', url: '/openapi.json' }));
   operations = [];
-  for (const [path, item] of Object.entries<Record<string, { requestBody?: unknown; security?: unknown[] }>>(doc.paths)) {
+  for (const [path, item] of Object.entries<Record<string, { requestBody?: unknown; security?: { creatorKey?: string[] }[] }>>(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       if (PUBLIC_PATHS.has(path) || (Array.isArray(op.security) && op.security.length === 0)) continue;
       operations.push({
@@ -93,6 +102,7 @@ beforeAll(async () => {
         hasBody: op.requestBody !== undefined,
         isAdmin: path.startsWith('/api/v1/admin'),
         isMember: path.startsWith('/api/v1/member/'),
+        scope: op.security?.[0]?.creatorKey?.[0],
       });
     }
   }
@@ -100,7 +110,15 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const isCreatorRoute = (o: Operation) => !o.isAdmin && !o.isMember;
+
 const anyId = (path: string) => path.replace(/\{[a-z_]+\}/g, '0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b');
+
+/** The headers of a new key of the owner's with scope `read`. */
+async function readKeyOf(owner: TestCreator): Promise<{ authorization: string }> {
+  const res = await t.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: owner.headers, payload: { name: 'Read only', scope: 'read' } });
+  if (res.statusCode !== 201) throw new Error(`read key failed: ${res.body}`);
+  return { authorization: `Bearer ${json(res).data.api_key as string}` };
+}
 
 /** A concrete URL for the operation, its path ids naming resources the owner really has. */
 async function urlFor(op: Operation, owner: TestCreator): Promise<string> {
@@ -157,6 +175,32 @@ describe('security suite over every route', () => {
       const res = await t.app.inject({ method: op.method as 'POST', url, headers: owner.headers, payload: { __not_a_field: 1 } });
       expect(res.statusCode, `${op.method} ${op.path}`).toBe(400);
       expect(json(res).error.details, `${op.method} ${op.path}`).toContainEqual({ field: '__not_a_field', message: 'is not a known field' });
+    }
+  });
+
+  it('refuses a read-only key on every creator write with 403 insufficient_scope, before looking anything up', async () => {
+    const owner = await createCreator(t);
+    const reader = await readKeyOf(owner);
+    const writes = operations.filter((o) => isCreatorRoute(o) && o.method !== 'GET');
+    expect(writes.length).toBeGreaterThanOrEqual(10);
+    for (const op of writes) {
+      expect(op.scope, `${op.method} ${op.path} declares`).toBe('full');
+      const res = await t.app.inject({ method: op.method as 'POST', url: anyId(op.path), headers: reader, ...(op.hasBody ? { payload: {} } : {}) });
+      expect(res.statusCode, `${op.method} ${op.path}`).toBe(403);
+      expect(json(res).error.code, `${op.method} ${op.path}`).toBe('insufficient_scope');
+    }
+  });
+
+  it('lets a read-only key through on every creator GET', async () => {
+    const owner = await createCreator(t);
+    const reader = await readKeyOf(owner);
+    const reads = operations.filter((o) => isCreatorRoute(o) && o.method === 'GET');
+    expect(reads.length).toBeGreaterThanOrEqual(10);
+    for (const op of reads) {
+      expect(op.scope, `GET ${op.path} declares`).toBe('read');
+      // Unknown ids: 404 (or 400 for a missing filter) shows the key was accepted, as 200 would.
+      const res = await t.app.inject({ method: 'GET', url: anyId(op.path), headers: reader });
+      expect([401, 403], `GET ${op.path} answered ${res.statusCode}: ${res.body.slice(0, 200)}`).not.toContain(res.statusCode);
     }
   });
 

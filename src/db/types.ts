@@ -40,7 +40,15 @@ export interface ApiKeysTable {
   prefix: string;
   created_at: Timestamp;
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Null for keys issued before names existed (migration 0022). */
+  name: ColumnType<string | null, string | null | undefined, string | null>;
+  scope: Defaulted<ApiKeyScope>;
+  /** To the minute (src/http/auth.ts). */
+  last_used_at: NullableTimestamp;
 }
+
+/** `full` may do everything; `read` only GET (migration 0022). */
+export type ApiKeyScope = 'full' | 'read';
 
 export interface IdempotencyKeysTable {
   scope: string;

@@ -1,9 +1,13 @@
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiKeyScope } from '../db/types.js';
+import type { TaskRunner } from '../jobs/tasks.js';
 import { AppError } from './errors.js';
 
+export type { ApiKeyScope } from '../db/types.js';
+
 export type Principal =
-  | { kind: 'creator'; creatorId: string; apiKeyId: string }
+  | { kind: 'creator'; creatorId: string; apiKeyId: string; scope: ApiKeyScope }
   | { kind: 'member'; memberId: string }
   | { kind: 'admin' };
 
@@ -59,17 +63,47 @@ export function safeEqual(a: string, b: string): boolean {
   return crypto.timingSafeEqual(sha256(a), sha256(b));
 }
 
+/**
+ * The scope a creator request needs, by its method: reads (GET, and HEAD, which Fastify answers
+ * for every GET route) any key; every other method a `full` key. The one rule of scopes: the
+ * auth hook below enforces it, and the OpenAPI document declares it per operation
+ * (src/http/openapi.ts), so the two cannot disagree.
+ */
+export const requiredScope = (method: string): ApiKeyScope => (method === 'GET' || method === 'HEAD' ? 'read' : 'full');
+
+const allows = (held: ApiKeyScope, needed: ApiKeyScope): boolean => held === 'full' || needed === 'read';
+
+export const INSUFFICIENT_SCOPE_MESSAGE =
+  'This API key is read-only (scope "read"): it may make GET requests only. Use a key with scope "full" to make changes; a full key can create one with POST /api/v1/api-keys.';
+
+export interface ActiveApiKey {
+  id: string;
+  creator_id: string;
+  key_hash: Uint8Array;
+  scope: ApiKeyScope;
+  /** last_used_at is null or over a minute old, by the database's clock (not this node's). */
+  touch_due: boolean;
+}
+
 export interface ApiKeyLookup {
   /** Finds the live (unrevoked) key with this SHA-256 digest. */
-  findActiveApiKey(hash: Buffer): Promise<{ id: string; creator_id: string; key_hash: Uint8Array } | undefined>;
+  findActiveApiKey(hash: Buffer): Promise<ActiveApiKey | undefined>;
+  /** Sets last_used_at to now unless another request did within the minute. */
+  touchApiKey(keyId: string): Promise<unknown>;
 }
 
 /**
  * onRequest hook for creator routes. The key is looked up by its SHA-256 digest through a
  * unique index; the stored digest is then compared in constant time. Nothing is cached, so
- * a revoked key fails on the very next request.
+ * a revoked key fails on the very next request, on every node. A `read` key is refused on a
+ * write here, before any handler runs (so before any lookup that could answer 404).
+ *
+ * last_used_at is kept to the minute without a write per request: the lookup says whether the
+ * stored time is over a minute old, and only then is one conditional update started — in the
+ * background (`tasks`, which shutdown waits for), never awaited by the request and never
+ * failing it.
  */
-export function creatorAuth(keys: ApiKeyLookup) {
+export function creatorAuth(keys: ApiKeyLookup, tasks?: Pick<TaskRunner, 'run'>) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const token = bearerToken(request);
     if (!token) throw unauthorized('Send your API key as "Authorization: Bearer tribes_sk_...".');
@@ -79,7 +113,14 @@ export function creatorAuth(keys: ApiKeyLookup) {
     if (!row || !crypto.timingSafeEqual(row.key_hash, hash)) {
       throw unauthorized('The API key is unknown or has been revoked.');
     }
-    request.principal = { kind: 'creator', creatorId: row.creator_id, apiKeyId: row.id };
+    if (row.touch_due && tasks) {
+      const log = request.log;
+      tasks.run('api key last used', () =>
+        keys.touchApiKey(row.id).catch((err: unknown) => log.warn({ err, apiKeyId: row.id }, 'could not record when the API key was last used')),
+      );
+    }
+    request.principal = { kind: 'creator', creatorId: row.creator_id, apiKeyId: row.id, scope: row.scope };
+    if (!allows(row.scope, requiredScope(request.method))) throw new AppError('insufficient_scope', INSUFFICIENT_SCOPE_MESSAGE);
   };
 }
 

@@ -3,11 +3,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { UNLIMITED_PATHS } from './rate-limit.js';
 import { corsScopeOf } from './cors.js';
+import { requiredScope } from './auth.js';
 
 const DESCRIPTION = `The API of Tribes, paid fitness communities: the creator API (API keys), the member API used by the app (member tokens, under /api/v1/member), public discovery, and the operator API.
 
 Conventions (the same on every route):
-- Authenticate with \`Authorization: Bearer tribes_sk_...\`. Missing, malformed, unknown or revoked keys are 401 with \`WWW-Authenticate: Bearer\`.
+- Authenticate with \`Authorization: Bearer tribes_sk_...\`. Missing, malformed, unknown or revoked keys are 401 with \`WWW-Authenticate: Bearer\`. A creator key has a scope: \`full\`, or \`read\`, which may make GET requests only (any other is 403 \`insufficient_scope\`); each operation names the scope it needs.
 - Success: \`{"success": true, "data": ...}\`; lists add \`pagination: {page, limit, total, pages}\` and take \`page\` (default 1) and \`limit\` (1-100, default 20).
 - Errors: \`{"success": false, "error": {"code", "message", "details"?}}\` with a closed set of codes; \`details\` names each invalid field.
 - Unknown body or query fields are rejected (400). Bodies are JSON (415 otherwise), at most 1 MiB (413).
@@ -30,6 +31,9 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/admin/creators/{id}/api-keys': 'listCreatorApiKeys',
   'POST /api/v1/admin/creators/{id}/api-keys': 'createCreatorApiKey',
   'DELETE /api/v1/admin/api-keys/{key_id}': 'revokeApiKey',
+  'GET /api/v1/api-keys': 'listApiKeys',
+  'POST /api/v1/api-keys': 'createApiKey',
+  'DELETE /api/v1/api-keys/{id}': 'revokeOwnApiKey',
   'POST /api/v1/admin/reconcile': 'reconcile',
   'GET /api/v1/admin/creators/{id}/ledger': 'verifyCreatorLedger',
   'GET /api/v1/admin/webhook-events': 'listWebhookEvents',
@@ -116,7 +120,7 @@ const OPERATION_IDS: Record<string, string> = {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 type Response = { $ref?: string; description?: string; headers?: Record<string, unknown> };
-type Operation = { operationId?: string; responses?: Record<string, Response> };
+type Operation = { operationId?: string; responses?: Record<string, Response>; security?: Record<string, string[]>[] };
 type Document = {
   servers?: Record<string, unknown>[];
   paths?: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
@@ -143,7 +147,9 @@ const RATE_LIMIT_HEADERS = { 'X-RateLimit-Limit': headerRef('X-RateLimit-Limit')
 const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 const IDEMPOTENCY_CONFLICT =
   'The `Idempotency-Key` was used with another body (`idempotency_key_reused`), or the request that first sent it has not answered yet (`idempotency_key_in_use`, with `Retry-After`).';
+const INSUFFICIENT_SCOPE = 'The API key has scope `read`, which may make GET requests only (`insufficient_scope`): use a key with scope `full`.';
 const RESPONSES = {
+  InsufficientScope: { headers: { ...RATE_LIMIT_HEADERS, ...CORS_HEADERS }, description: INSUFFICIENT_SCOPE, content: errorContent },
   TooManyRequests: {
     description: 'Rate limited (`rate_limited`); wait `Retry-After` seconds.',
     headers: { 'Retry-After': headerRef('Retry-After'), ...RATE_LIMIT_HEADERS, ...CORS_HEADERS },
@@ -160,8 +166,26 @@ const RESPONSES = {
   InternalError: { headers: CORS_HEADERS, description: 'An unexpected failure (`internal_error`); the message never carries internals. Retry with the same Idempotency-Key.', content: errorContent },
 };
 
+/** A creator-key operation: one that names the creatorKey scheme, or names none and so takes the document's (creatorKey). */
+const takesCreatorKey = (operation: Operation): boolean => !operation.security || operation.security.some((s) => 'creatorKey' in s);
+
 /**
- * Applied once to the generated document: the explicit operation ids, the rate-limit headers on
+ * The scope each creator-key operation needs, from the one rule the auth hook enforces
+ * (requiredScope, src/http/auth.ts), as a role name of the creatorKey scheme (OpenAPI 3.1
+ * allows them for any scheme); a write also declares the 403 a read key gets.
+ */
+function declareScope(method: string, operation: Operation, responses: Record<string, Response>): void {
+  const scope = requiredScope(method.toUpperCase());
+  operation.security = [{ creatorKey: [scope] }];
+  if (scope !== 'full') return;
+  const forbidden = responses['403'];
+  if (!forbidden) responses['403'] = { $ref: '#/components/responses/InsufficientScope' };
+  else if (!forbidden.$ref && !String(forbidden.description).includes('insufficient_scope')) forbidden.description = `${forbidden.description} Or: ${INSUFFICIENT_SCOPE}`;
+}
+
+/**
+ * Applied once to the generated document: the explicit operation ids, each creator-key
+ * operation's scope (and a write's 403 `insufficient_scope`), the rate-limit headers on
  * every answer of a counted route, `Retry-After` on every 429, `WWW-Authenticate` on every 401,
  * the shared 429 and 500 responses, 413 and 415 wherever a body can be sent (a body the
  * route does not take is still parsed, and refused, as JSON), and 414 on a path with an id.
@@ -179,6 +203,7 @@ export function finishDocument(doc: Document): void {
       const id = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
       if (id) operation.operationId = id;
       const responses = (operation.responses ??= {});
+      if (takesCreatorKey(operation)) declareScope(method, operation, responses);
       // Every 429 is `rate_limited` with Retry-After (the general limit, sign-up's and login's alike).
       if (limited) responses['429'] = { $ref: '#/components/responses/TooManyRequests' };
       responses['500'] ??= { $ref: '#/components/responses/InternalError' };
@@ -218,7 +243,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       servers: [{ url: 'http://127.0.0.1:3000', description: 'Local development' }],
       components: {
         securitySchemes: {
-          creatorKey: { type: 'http', scheme: 'bearer', description: 'Creator API key, `tribes_sk_...`.' },
+          creatorKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'Creator API key, `tribes_sk_...`. Each key has a scope: `full` may call every creator operation; `read` only GET operations (any other request is 403 `insufficient_scope`), for dashboards and exports that should never change anything. Each operation names the scope it needs (`creatorKey: [read]` or `[full]`). Keys are created, listed and revoked under `/api/v1/api-keys`.',
+          },
           adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN or DATA_DIR/admin-token).' },
           memberToken: { type: 'http', scheme: 'bearer', description: 'Member token, `tribes_mt_...`, from member sign-up or login.' },
         },
@@ -232,6 +262,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'Member billing', description: 'Hosted checkout and the member’s own subscriptions.' },
         { name: 'Discovery', description: 'Public listing of active public communities and their tiers.' },
         { name: 'Webhooks', description: 'Events from the payment processor (signed).' },
+        { name: 'API keys', description: 'Your own API keys: create one (shown once) with scope `full` or `read`, list them, revoke them.' },
         { name: 'Admin', description: 'Operator API: creators, API keys, reconciliation.' },
         { name: 'Operations', description: 'Health, readiness.' },
       ],

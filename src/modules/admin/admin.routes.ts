@@ -1,12 +1,10 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminAuth } from '../../http/auth.js';
 import { authErrors, conflictError, IdParams, notFoundError, Ok, processorError } from '../../http/schemas.js';
-import { ApiKey, CreateCreatorBody, CreatedApiKey, CreatedCreator, KeyIdParams } from './admin.schemas.js';
+import { ApiKey, CreateAdminApiKeyBody, CreateCreatorBody, CreatedApiKey, CreatedCreator, KeyIdParams } from './admin.schemas.js';
 import type { AdminService } from './admin.service.js';
 import { answerInTransaction } from '../../http/idempotency.js';
-
-/** What the idempotency store keeps of an answer with a new key: all but the key (never stored). */
-const withoutSecret = <T extends { api_key: string | null }>(data: T): T => ({ ...data, api_key: null });
+import { MAX_LIVE_API_KEYS, withoutSecret } from '../api-keys/api-keys.service.js';
 
 const tags = ['Admin'];
 const security = [{ adminToken: [] }];
@@ -54,12 +52,14 @@ export function adminRoutes(service: AdminService, adminToken: string): FastifyP
           tags,
           security,
           summary: 'Issue another API key',
-          description: 'A new key for the creator, shown only in this response. Older keys keep working until revoked, so keys can be rotated without downtime.',
+          description: `A new key for the creator, shown only in this response. Older keys keep working until revoked, so keys can be rotated without downtime. The body is optional: \`name\` (none by default) and \`scope\` (\`full\` by default; \`read\` allows GET requests only). At most ${MAX_LIVE_API_KEYS} live keys per creator (409 \`api_key_limit_reached\`).`,
           params: IdParams,
-          response: { 201: Ok(CreatedApiKey), ...authErrors, ...notFoundError },
+          body: CreateAdminApiKeyBody,
+          response: { 201: Ok(CreatedApiKey), ...authErrors, ...notFoundError, ...conflictError(`The creator already holds ${MAX_LIVE_API_KEYS} live keys (\`api_key_limit_reached\`).`) },
         },
       },
-      async (request, reply) => reply.code(201).send({ success: true as const, data: await service.createApiKey(request.params.id, answerInTransaction(request, reply, withoutSecret)) }),
+      async (request, reply) =>
+        reply.code(201).send({ success: true as const, data: await service.createApiKey(request.params.id, request.body ?? {}, answerInTransaction(request, reply, withoutSecret)) }),
     );
 
     app.delete(
@@ -69,7 +69,8 @@ export function adminRoutes(service: AdminService, adminToken: string): FastifyP
           tags,
           security,
           summary: 'Revoke an API key',
-          description: 'Revokes the key; requests made with it fail with 401 from the next request on. Revoking a revoked key changes nothing and answers 200.',
+          description:
+            "Revokes the key; requests made with it fail with 401 from the next request on. Revoking a revoked key changes nothing and answers 200. Unlike the creator's own route, the operator may revoke a creator's last key with scope `full` (a leaked key must always be stoppable); issue the creator another one here.",
           params: KeyIdParams,
           response: { 200: Ok(Type.Ref(ApiKey)), ...authErrors, ...notFoundError },
         },

@@ -2,13 +2,14 @@ import type { Logger } from 'pino';
 import { uniqueViolation } from '../../db/errors.js';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { inTransaction, iso, isoOrNull } from '../../db/tx.js';
+import { inTransaction, iso } from '../../db/tx.js';
 import { generateApiKey } from '../../http/auth.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import type { Processor } from '../../processor/processor.js';
 import type { CreatorsRepo } from '../creators/creators.repo.js';
-import type { CreateCreatorBody } from './admin.schemas.js';
+import { issueApiKey, presentApiKey as presentOwnKey } from '../api-keys/api-keys.service.js';
+import type { CreateAdminApiKeyBody, CreateCreatorBody } from './admin.schemas.js';
 
 type CreatorRow = NonNullable<Awaited<ReturnType<CreatorsRepo['findCreator']>>>;
 type ApiKeyRow = Awaited<ReturnType<CreatorsRepo['insertApiKey']>>;
@@ -21,13 +22,8 @@ export const presentCreator = (c: CreatorRow) => ({
   created_at: iso(c.created_at),
 });
 
-export const presentApiKey = (k: ApiKeyRow) => ({
-  id: k.id,
-  creator_id: k.creator_id,
-  prefix: k.prefix,
-  created_at: iso(k.created_at),
-  revoked_at: isoOrNull(k.revoked_at),
-});
+/** The operator's view of a key: the creator's (api-keys.service), and whose it is. */
+export const presentApiKey = (k: ApiKeyRow) => ({ ...presentOwnKey(k), creator_id: k.creator_id });
 
 export interface AdminDeps {
   db: Db;
@@ -77,13 +73,12 @@ export function createAdminService({ db, creators, processor, logger }: AdminDep
       }
     },
 
-    async createApiKey(creatorId: string, answer?: KeyedAnswer<CreatedApiKey>) {
-      const creator = await creators.findCreator(creatorId);
-      if (!creator) throw notFound('Creator');
-      const key = generateApiKey();
+    /** Within the creator's live-key cap, like the creator's own route; `full` unless told otherwise. */
+    async createApiKey(creatorId: string, input: CreateAdminApiKeyBody, answer?: KeyedAnswer<CreatedApiKey>) {
       return inTransaction(db, answer, async (trx) => {
-        const row = await creators.insertApiKey(creatorId, { id: newId(), key_hash: key.hash, prefix: key.prefix }, trx);
-        return { ...presentApiKey(row), api_key: key.key };
+        const issued = await issueApiKey(creators, trx, creatorId, { name: input.name?.trim() ?? null, scope: input.scope ?? 'full' });
+        if (!issued) throw notFound('Creator');
+        return { ...presentApiKey(issued.row), api_key: issued.secret };
       });
     },
 

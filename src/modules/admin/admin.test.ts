@@ -78,6 +78,19 @@ describe('admin API', () => {
     expect(JSON.stringify(listed)).not.toContain('api_key');
   });
 
+  it('issues unnamed full keys by default, a named read key on request, and shows name and scope', async () => {
+    const creator = await createCreator(t);
+    const plain = json(await t.app.inject({ method: 'POST', url: `/api/v1/admin/creators/${creator.id}/api-keys`, headers: admin() })).data;
+    expect(plain).toMatchObject({ name: null, scope: 'full', last_used_at: null });
+    const reader = await t.app.inject({ method: 'POST', url: `/api/v1/admin/creators/${creator.id}/api-keys`, headers: admin(), payload: { name: ' Reports ', scope: 'read' } });
+    expect(reader.statusCode).toBe(201);
+    expect(json(reader).data).toMatchObject({ name: 'Reports', scope: 'read', creator_id: creator.id });
+    const refused = await t.app.inject({ method: 'POST', url: '/api/v1/communities', headers: { authorization: `Bearer ${json(reader).data.api_key}` }, payload: {} });
+    expect(json(refused).error.code).toBe('insufficient_scope');
+    const listed = json(await t.app.inject({ method: 'GET', url: `/api/v1/admin/creators/${creator.id}/api-keys`, headers: admin() })).data;
+    expect(listed.map((k: { scope: string }) => k.scope)).toEqual(['full', 'full', 'read']);
+  });
+
   it('answers 404 for keys of an unknown creator and for an unknown key', async () => {
     const unknown = '0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b';
     expect((await t.app.inject({ method: 'POST', url: `/api/v1/admin/creators/${unknown}/api-keys`, headers: admin() })).statusCode).toBe(404);
