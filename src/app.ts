@@ -70,6 +70,20 @@ export const LOG_REDACT = [
   'token',
 ];
 
+/**
+ * Request lines as Fastify writes them, but with the `link` of an onboarding page's URL
+ * hidden: it opens a processor onboarding link for its creator (src/modules/account).
+ */
+export const LOG_SERIALIZERS = {
+  req: (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+    method: req.method,
+    url: req.url.replace(/([?&]link=)[^&]*/g, '$1[redacted]'),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  }),
+};
+
 const isLogger = (l: AppDeps['logger']): l is FastifyBaseLogger => typeof l === 'object' && l !== null && 'child' in l;
 
 /** The composition root: the HTTP conventions (src/http/), then every feature (src/features.ts). */
@@ -79,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(isLogger(deps.logger)
       ? { loggerInstance: deps.logger }
-      : { logger: deps.logger ?? { level: config.logLevel, redact: LOG_REDACT } }),
+      : { logger: deps.logger ?? { level: config.logLevel, redact: LOG_REDACT, serializers: LOG_SERIALIZERS } }),
     bodyLimit: config.bodyLimitBytes,
     // Off unless TRUST_PROXY says which proxies to believe: request.ip (and so every per-address
     // rate limit) is then the client's address from X-Forwarded-For, not the load balancer's.

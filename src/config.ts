@@ -43,6 +43,8 @@ export interface Config {
   currency: string;
   /** Where hosted checkout sends the member back (the member app's pages). */
   checkout: { successUrl: string; cancelUrl: string };
+  /** This service as browsers reach it (the processor sends creators back here from onboarding). */
+  publicUrl: string;
   /** How often the mirror is reconciled with the processor; 0 turns the schedule off. */
   reconcileIntervalMs: number;
   /** How often a node checks that yesterday's challenge ranks are kept (done once a day); 0 turns the schedule off. */
@@ -201,6 +203,12 @@ function corsFrom(env: NodeJS.ProcessEnv): CorsConfig {
   return { origins, creatorApi: creatorApi === 'true' };
 }
 
+function publicUrlFrom(env: NodeJS.ProcessEnv, port: number): string {
+  const url = env.PUBLIC_URL || `http://127.0.0.1:${port}`;
+  if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(url)) throw new ConfigError(`PUBLIC_URL must be an http(s) URL without a query, got "${url}"`);
+  return url.replace(/\/+$/, '');
+}
+
 function currencyFrom(env: NodeJS.ProcessEnv): string {
   const currency = (env.CURRENCY || 'brl').toLowerCase();
   if (!/^[a-z]{3}$/.test(currency)) throw new ConfigError(`CURRENCY must be a three-letter ISO code, got "${env.CURRENCY}"`);
@@ -254,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: 1024 * 1024,
     processor: processorFrom(env),
     currency: currencyFrom(env),
+    publicUrl: publicUrlFrom(env, intFrom(env, 'PORT', 3000, 0, 65535)),
     checkout: {
       successUrl: env.CHECKOUT_SUCCESS_URL || 'http://127.0.0.1:3000/checkout/success?session_id={CHECKOUT_SESSION_ID}',
       cancelUrl: env.CHECKOUT_CANCEL_URL || 'http://127.0.0.1:3000/checkout/canceled',

@@ -5,6 +5,11 @@ import type { DatabaseHandle } from './db/client.js';
 import { runExclusive } from './db/locks.js';
 import { creatorAuth } from './http/auth.js';
 import type { Processor } from './processor/processor.js';
+import { accountPages } from './modules/account/account.pages.js';
+import { createAccountRepo, type AccountRepo } from './modules/account/account.repo.js';
+import { accountRoutes } from './modules/account/account.routes.js';
+import { createAccountService } from './modules/account/account.service.js';
+import { createAccountSync } from './modules/account/account-sync.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { createAdminService } from './modules/admin/admin.service.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
@@ -97,9 +102,14 @@ const METRICS_FOLD_LOCK_ID = 7_321_004_120;
 /** Daily, on every node (rows another node is deleting are skipped). */
 const RETENTION_INTERVAL_MS = 24 * 3600_000;
 
-/** Deletes what is kept only for a while: processed events past retention, expired member tokens. */
-export async function purgeRetained(inbox: Inbox, members: Pick<MembersRepo, 'purgeExpiredTokens'>, retentionDays: number) {
-  return { events: await inbox.purgeProcessed(retentionDays), tokens: await members.purgeExpiredTokens() };
+/** Deletes what is kept only for a while: processed events past retention, expired member tokens and onboarding-link tokens. */
+export async function purgeRetained(
+  inbox: Inbox,
+  members: Pick<MembersRepo, 'purgeExpiredTokens'>,
+  retentionDays: number,
+  accounts?: Pick<AccountRepo, 'purgeLinkTokens'>,
+) {
+  return { events: await inbox.purgeProcessed(retentionDays), tokens: await members.purgeExpiredTokens(), linkTokens: (await accounts?.purgeLinkTokens()) ?? 0 };
 }
 
 /** What the features are built from (app.ts adds the logger). */
@@ -136,20 +146,23 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       tasks.run(`community ${communityId} ${paused ? 'pause' : 'resume'}`, () => subscriptions.convergePause(creatorId, communityId)),
   });
   const payoutSync = createPayoutSync({ db, processor, sync });
+  const accountRepo = createAccountRepo(db);
+  const accountSync = createAccountSync({ db, processor, accounts: accountRepo, nextSeq: sync.nextSeq });
+  const accounts = createAccountService({ db, accounts: accountRepo, sync: accountSync, processor, publicUrl: config.publicUrl });
   const balanceCopy = createBalanceCopy({ db, processor });
-  const payouts = createPayoutsService({ db, payouts: payoutsRepo, processor, payoutSync, balanceCopy, currency: config.currency, minimumCents: config.manualPayoutMinCents });
+  const payouts = createPayoutsService({ db, payouts: payoutsRepo, processor, accounts, payoutSync, balanceCopy, currency: config.currency, minimumCents: config.manualPayoutMinCents });
   const payments = createPaymentsSync({ db, processor });
   const inbox = createInbox({
     db,
-    handlers: createEventHandlers({ processor, sync, payoutSync, payments, checkout: checkoutRepo, payouts: payoutsRepo }),
+    handlers: createEventHandlers({ processor, sync, payoutSync, payments, checkout: checkoutRepo, accounts: accountSync }),
     logger,
     maxAttempts: config.webhooks.maxAttempts,
     maxConcurrent: config.webhooks.concurrency,
   });
   app.gaugeMetric('webhook_events_dead', 'Processor events parked after their last attempt (GET /api/v1/admin/webhook-events?status=dead)', () => inbox.deadCount());
-  const reconciler = createReconciler({ db, creators, communities: communitiesRepo, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger, now });
+  const reconciler = createReconciler({ db, creators, communities: communitiesRepo, processor, sync, payoutSync, accountSync, balanceCopy, payments, subscriptions, inbox, logger, now });
   app.decorate('reconciler', reconciler);
-  const checkout = createCheckoutService({ db, checkout: checkoutRepo, processor, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
+  const checkout = createCheckoutService({ db, checkout: checkoutRepo, processor, accounts, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
   const tiers = createTiersService({
     db,
     tiers: createTiersRepo(db),
@@ -185,11 +198,12 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), challenges, now });
 
   await app.register(healthRoutes(database.ping));
-  await app.register(adminRoutes(createAdminService({ db, creators, processor, logger }), deps.adminToken), { prefix: '/api/v1/admin' });
+  await app.register(adminRoutes(createAdminService({ db, creators, processor, accounts: accountSync, logger }), deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(
     async (api) => {
       api.addHook('onRequest', creatorAuth(creators, tasks));
       await api.register(apiKeysRoutes(createApiKeysService({ db, creators })));
+      await api.register(accountRoutes(accounts));
       await api.register(communitiesRoutes(communities));
       await api.register(tiersRoutes(tiers));
       await api.register(subscriptionsRoutes(subscriptions));
@@ -225,12 +239,13 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   await app.register(ledgerRoutes(payouts, deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(webhookEventsRoutes(inbox, deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(checkoutPages);
+  await app.register(accountPages(accounts));
   await app.register(webhookRoutes({ stripe: processor.stripe, secrets: deps.webhookSecrets, inbox, tasks }), { prefix: '/api/v1' });
 
   // Retries of failed events, and events a crashed process had acknowledged but not done.
   const stopPolling = every(5000, () => inbox.drain(), logger, 'webhook inbox');
   // Retention: processed events (payloads with personal data) and expired member tokens.
-  const stopPurging = every(RETENTION_INTERVAL_MS, () => purgeRetained(inbox, membersRepo, config.webhooks.retentionDays), logger, 'retention purge');
+  const stopPurging = every(RETENTION_INTERVAL_MS, () => purgeRetained(inbox, membersRepo, config.webhooks.retentionDays, accountRepo), logger, 'retention purge');
   // One node at a time reconciles (an advisory lock); the others skip that round.
   const stopReconciling =
     config.reconcileIntervalMs > 0

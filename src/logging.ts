@@ -1,5 +1,5 @@
 import { destination as sonicDestination, pino, type DestinationStream, type Logger } from 'pino';
-import { LOG_REDACT } from './app.js';
+import { LOG_REDACT, LOG_SERIALIZERS } from './app.js';
 import type { LogFormat } from './config.js';
 
 /**
@@ -27,7 +27,7 @@ export interface LoggerOptions {
  * loaded only for pretty mode (~2 MB a production process does not need).
  */
 export async function createLogger(options: LoggerOptions): Promise<Logger> {
-  const settings = { level: options.level, redact: LOG_REDACT };
+  const settings = { level: options.level, redact: LOG_REDACT, serializers: LOG_SERIALIZERS };
   if (options.format === 'json') return options.destination ? pino(settings, options.destination) : pino(settings);
   const destination = options.destination ?? sonicDestination({ dest: 1, sync: true });
   const { prettyFactory } = await import('pino-pretty');

@@ -160,7 +160,13 @@ export interface TestCreator {
   headers: { authorization: string };
 }
 
-export async function createCreator(t: TestApp, input: { name?: string; email?: string } = {}): Promise<TestCreator> {
+/**
+ * A creator made through the admin API, whose processor account is then onboarded the way an
+ * outside suite does it (the simulator's DESIGN §6 helper, what pressing Continue on the
+ * hosted page does), unless `onboarded: false`. An app that does not listen for events learns
+ * of it when it next reads the account (a checkout's refusal is confirmed by a fresh read).
+ */
+export async function createCreator(t: TestApp, input: { name?: string; email?: string; onboarded?: boolean } = {}): Promise<TestCreator> {
   const email = input.email ?? `creator-${uniq()}@example.com`;
   const res = await t.app.inject({
     method: 'POST',
@@ -170,7 +176,37 @@ export async function createCreator(t: TestApp, input: { name?: string; email?: 
   });
   if (res.statusCode !== 201) throw new Error(`creator factory failed: ${res.statusCode} ${res.body}`);
   const data = json(res).data;
+  if (input.onboarded !== false) await onboardAccount(t, data.creator.processor_account_id);
   return { id: data.creator.id, apiKey: data.api_key, apiKeyId: data.api_key_id, email, headers: { authorization: `Bearer ${data.api_key}` } };
+}
+
+/**
+ * Completes a connected account's onboarding at the simulator (POST
+ * /v1/test_helpers/accounts/{id}/onboard). An app that listens gets the `account.updated` it
+ * causes from the simulator; to one that does not, the event is handed over here the way
+ * the processor would send it (signed, to the webhook endpoint), so both know the account
+ * can take charges.
+ */
+export async function onboardAccount(t: TestApp, accountId: string): Promise<void> {
+  const res = await fetch(`${t.simulator.url}/v1/test_helpers/accounts/${accountId}/onboard`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  if (res.status !== 200) throw new Error(`onboarding failed: ${res.status} ${await res.text()}`);
+  if (!t.app.server.listening) {
+    const [event] = (await t.stripe.events.list({ type: 'account.updated', limit: 1 }, { stripeAccount: accountId })).data;
+    if (event) await deliverEvent(t, event);
+  }
+  await t.app.tasks.idle();
+}
+
+/** Hands a processor event to the app's webhook endpoint, signed as the processor signs it. */
+export async function deliverEvent(t: TestApp, event: object): Promise<void> {
+  const payload = JSON.stringify(event);
+  const signature = t.stripe.webhooks.generateTestHeaderString({ payload, secret: TEST_WEBHOOK_SECRET });
+  const res = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks/processor', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, payload });
+  if (res.statusCode !== 200) throw new Error(`event delivery failed: ${res.statusCode} ${res.body}`);
 }
 
 export async function createCommunity(t: TestApp, creator: TestCreator, overrides: Record<string, unknown> = {}) {

@@ -29,8 +29,35 @@ export interface CreatorsTable {
   payout_schedule: string | null;
   payout_schedule_anchor: ColumnType<{ weekly_anchor?: string; monthly_anchor?: number } | null, string | null | undefined, string | null>;
   balance_txn_cursor: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The processor account's state (migration 0021); null until first read from the processor. */
+  charges_enabled: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  payouts_enabled: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  details_submitted: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  account_requirements: ColumnType<AccountRequirements | null, string | null | undefined, string | null>;
+  account_synced_seq: ColumnType<string | number | null, number | null | undefined, number | null>;
+  account_synced_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** What the processor still requires of a creator's account (Stripe's `requirements`), as stored. */
+export interface AccountRequirements {
+  currently_due: string[];
+  eventually_due: string[];
+  past_due: string[];
+  pending_verification: string[];
+  /** ISO 8601, or null. */
+  current_deadline: string | null;
+  disabled_reason: string | null;
+}
+
+export interface AccountLinkTokensTable {
+  id: string;
+  creator_id: string;
+  token_hash: Uint8Array;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  created_at: Defaulted<Date>;
 }
 
 export interface ApiKeysTable {
@@ -274,6 +301,7 @@ export interface SubscriptionChangesTable {
 export interface Database extends FeedTables, MetricsTables {
   creators: CreatorsTable;
   api_keys: ApiKeysTable;
+  account_link_tokens: AccountLinkTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   communities: CommunitiesTable;
   tiers: TiersTable;

@@ -31,6 +31,9 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/admin/creators/{id}/api-keys': 'listCreatorApiKeys',
   'POST /api/v1/admin/creators/{id}/api-keys': 'createCreatorApiKey',
   'DELETE /api/v1/admin/api-keys/{key_id}': 'revokeApiKey',
+  'GET /api/v1/account': 'getAccount',
+  'POST /api/v1/account/onboarding-link': 'createOnboardingLink',
+  'POST /api/v1/account/dashboard-link': 'createDashboardLink',
   'GET /api/v1/api-keys': 'listApiKeys',
   'POST /api/v1/api-keys': 'createApiKey',
   'DELETE /api/v1/api-keys/{id}': 'revokeOwnApiKey',
@@ -256,6 +259,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ creatorKey: [] }],
       tags: [
         { name: 'Communities', description: 'A creator’s communities (tribes).' },
+        { name: 'Account', description: "Your payment account at the processor: its state, onboarding, and the processor's dashboard (payout schedule)." },
         { name: 'Tiers', description: 'What a community sells; each tier is a product and recurring price at the processor.' },
         { name: 'Subscriptions', description: 'The mirror of processor subscriptions in the creator’s communities; cancel and refund.' },
         { name: 'Members', description: 'Member accounts (the app’s side): sign-up, login, tokens.' },

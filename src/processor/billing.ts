@@ -116,8 +116,5 @@ export function createBillingCalls(stripe: Stripe) {
       return guarded('list refunds', () => stripe.refunds.list({ payment_intent: paymentIntent, limit: 100 }, { stripeAccount: account }));
     },
 
-    async retrieveAccount(account: string) {
-      return guarded('read the account', () => stripe.accounts.retrieve(account));
-    },
   };
 }

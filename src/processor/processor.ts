@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import type { ProcessorConfig } from '../config.js';
 import type { BillingPeriod } from '../db/types.js';
+import { createAccountCalls } from './accounts.js';
 import { createBillingCalls } from './billing.js';
 import { guarded } from './errors.js';
 import { createPayoutCalls } from './payouts.js';
@@ -50,29 +51,9 @@ export interface TierPriceInput {
 export function createProcessor(stripe: Stripe) {
   return {
     stripe,
+    ...createAccountCalls(stripe),
     ...createBillingCalls(stripe),
     ...createPayoutCalls(stripe),
-
-    /** An Express connected account for a new creator; our creator id is its idempotency key. */
-    async createConnectedAccount(input: { creatorId: string; email: string; name: string }): Promise<string> {
-      const account = await guarded('create the connected account', () =>
-        stripe.accounts.create(
-          {
-            type: 'express',
-            email: input.email,
-            business_profile: { name: input.name },
-            metadata: { creator_id: input.creatorId },
-          },
-          { idempotencyKey: `creator-account-${input.creatorId}` },
-        ),
-      );
-      return account.id;
-    },
-
-    /** Closes an account nothing refers to (a creator whose local write failed). */
-    async deleteConnectedAccount(account: string): Promise<void> {
-      await guarded('close the connected account', () => stripe.accounts.del(account));
-    },
 
     /**
      * A product and its recurring price on the creator's account (direct charges). Keyed by

@@ -7,6 +7,7 @@ import { generateApiKey } from '../../http/auth.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import type { Processor } from '../../processor/processor.js';
+import type { AccountSync } from '../account/account-sync.js';
 import type { CreatorsRepo } from '../creators/creators.repo.js';
 import { issueApiKey, presentApiKey as presentOwnKey } from '../api-keys/api-keys.service.js';
 import type { CreateAdminApiKeyBody, CreateCreatorBody } from './admin.schemas.js';
@@ -29,6 +30,8 @@ export interface AdminDeps {
   db: Db;
   creators: CreatorsRepo;
   processor: Processor;
+  /** Keeps the new account's state as the processor answered its creation (account/account-sync.ts). */
+  accounts: Pick<AccountSync, 'nextSeq' | 'applyCreated'>;
   logger?: Logger;
 }
 
@@ -44,7 +47,7 @@ export interface CreatedCreator {
 const emailTaken = (email: string) =>
   new AppError('email_taken', `A creator with e-mail ${email} already exists.`, [{ field: 'email', message: 'is already taken' }]);
 
-export function createAdminService({ db, creators, processor, logger }: AdminDeps) {
+export function createAdminService({ db, creators, processor, accounts, logger }: AdminDeps) {
   return {
     /**
      * A creator, its connected account at the processor and its first API key. The account
@@ -58,11 +61,15 @@ export function createAdminService({ db, creators, processor, logger }: AdminDep
       const name = input.name.trim();
       if (await creators.findCreatorByEmail(email)) throw emailTaken(email);
       const creatorId = answer?.idFor('creator') ?? newId();
-      const accountId = await processor.createConnectedAccount({ creatorId, email, name });
+      const seq = await accounts.nextSeq();
+      const account = await processor.createConnectedAccount({ creatorId, email, name });
+      const accountId = account.id;
       const key = generateApiKey();
       try {
         return await inTransaction(db, answer, async (trx): Promise<CreatedCreator> => {
           const creator = await creators.insertCreator({ id: creatorId, name, email, processor_account_id: accountId }, trx);
+          // A new account cannot take charges until the creator onboards (GET /api/v1/account).
+          await accounts.applyCreated(trx, seq, account);
           const apiKey = await creators.insertApiKey(creatorId, { id: newId(), key_hash: key.hash, prefix: key.prefix }, trx);
           return { creator: presentCreator(creator), api_key: key.key, api_key_id: apiKey.id };
         });

@@ -45,13 +45,13 @@ export function memberBillingRoutes(service: CheckoutService): FastifyPluginAsyn
           security: memberSecurity,
           summary: 'Open a hosted checkout for a tier',
           description:
-            "Opens the processor's hosted checkout on the tier's current price (with its trial), on the creator's account with the 10% platform fee. Send the member to `url`. The subscription appears once the processor confirms payment. 409 when the community is paused (`community_paused`), the tier is inactive (`tier_inactive`) or the member already holds a live subscription to it (`already_subscribed`). With an `Idempotency-Key`, the session id and the processor's key derive from it: a retry after any failure gets the same hosted session back, never a second one.",
+            "Opens the processor's hosted checkout on the tier's current price (with its trial), on the creator's account with the 10% platform fee. Send the member to `url`. The subscription appears once the processor confirms payment. 409 when the community is paused (`community_paused`), the tier is inactive (`tier_inactive`), the member already holds a live subscription to it (`already_subscribed`), or the creator has not finished setting up payments at the processor (`payments_not_enabled`; discovery shows such communities with `accepting_members: false`). With an `Idempotency-Key`, the session id and the processor's key derive from it: a retry after any failure gets the same hosted session back, never a second one.",
           body: Type.Object({ tier_id: Uuid }, { additionalProperties: false }),
           response: {
             201: Ok(CheckoutSession),
             ...memberAuthErrors,
             ...notFoundError,
-            ...conflictError('Paused community, inactive tier, or already subscribed.'),
+            ...conflictError('Paused community, inactive tier, already subscribed, or the creator cannot take payments yet (`payments_not_enabled`).'),
             502: errorResponse('The payment processor failed; retry.'),
           },
         },

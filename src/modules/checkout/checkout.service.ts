@@ -5,6 +5,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import type { Processor } from '../../processor/processor.js';
+import type { AccountService } from '../account/account.service.js';
 import type { CheckoutRepo } from './checkout.repo.js';
 
 export interface CheckoutSession {
@@ -20,6 +21,8 @@ export interface CheckoutDeps {
   db: Db;
   checkout: CheckoutRepo;
   processor: Processor;
+  /** The creator's account must take charges (account/account.service.ts). */
+  accounts: Pick<AccountService, 'requireCharges'>;
   successUrl: string;
   cancelUrl: string;
 }
@@ -28,7 +31,7 @@ export interface CheckoutDeps {
  * Hosted checkout for a member. The subscription itself appears only when the processor
  * reports the paid session (checkout.session.completed), never here.
  */
-export function createCheckoutService({ db, checkout, processor, successUrl, cancelUrl }: CheckoutDeps) {
+export function createCheckoutService({ db, checkout, processor, accounts, successUrl, cancelUrl }: CheckoutDeps) {
   /** The member's customer on the creator's account, created once and remembered. */
   async function customerFor(creatorId: string, account: string, member: { id: string; email: string; name: string }) {
     const known = await checkout.knownCustomer(creatorId, member.id);
@@ -55,6 +58,8 @@ export function createCheckoutService({ db, checkout, processor, successUrl, can
       if (await checkout.holdsLiveSubscription(tier.creator_id, memberId, tierId)) {
         throw new AppError('already_subscribed', 'You already hold a live subscription to this tier.');
       }
+      // Tiers and prices can be prepared before onboarding; members pay only after it.
+      await accounts.requireCharges(tier.creator_id);
       const member = await checkout.memberContact(memberId);
 
       const customer = await customerFor(tier.creator_id, tier.processor_account_id, member);

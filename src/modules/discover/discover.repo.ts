@@ -31,6 +31,8 @@ export function createDiscoverRepo(db: Executor) {
     async list(filter: DiscoverFilter, page: { offset: number; limit: number }, trx: Executor = db) {
       return discoverable(trx, filter)
         .select(['c.id', 'c.creator_id', 'c.name', 'c.slug', 'c.description', 'c.category', 'c.cover_image_url'])
+        // Unknown (a creator not read from the processor since migration 0021) counts as open: checkout confirms.
+        .select(sql<boolean>`(select cr.charges_enabled is not false from creators cr where cr.id = c.creator_id)`.as('accepting_members'))
         .orderBy('c.created_at', 'desc')
         .orderBy('c.id', 'desc')
         .offset(page.offset)

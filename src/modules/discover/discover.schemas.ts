@@ -32,6 +32,10 @@ export const DiscoverCommunity = Type.Object(
     description: Type.Union([Description, Type.Null()]),
     category: Category,
     cover_image_url: Type.Union([CoverImageUrl, Type.Null()]),
+    accepting_members: Type.Boolean({
+      description:
+        'False while the creator has not finished setting up payments at the processor: the community is listed, its tiers can be shown, but a checkout answers 409 `payments_not_enabled` until it opens.',
+    }),
     tiers: Type.Array(PublicTier, {
       description:
         'Active tiers, lowest first in the tier order: by explicit `level` when the creator set any, else by monthly-normalised price, then age.',

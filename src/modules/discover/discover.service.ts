@@ -51,6 +51,7 @@ export function createDiscoverService({ discover }: { discover: DiscoverRepo }) 
         description: c.description,
         category: c.category,
         cover_image_url: c.cover_image_url,
+        accepting_members: c.accepting_members === true,
         tiers: orderTiers(tiersByCommunity.get(c.id) ?? []).map(presentTier),
       }));
       return paginated(data, total, query);

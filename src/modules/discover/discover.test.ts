@@ -30,8 +30,8 @@ describe('discovery', () => {
     expect(body.pagination).toEqual({ page: 1, limit: 20, total: 2, pages: 1 });
     expect(body.data.map((c: { id: string }) => c.id)).toEqual([yoga.id, forca.id]);
     const [yogaOut, forcaOut] = body.data;
-    expect(yogaOut).toEqual({ id: yoga.id, name: `Yoga ${word}`, slug: yoga.slug, description: null, category: 'yoga', cover_image_url: null, tiers: [] });
-    expect(Object.keys(forcaOut).sort()).toEqual(['category', 'cover_image_url', 'description', 'id', 'name', 'slug', 'tiers']);
+    expect(yogaOut).toEqual({ id: yoga.id, name: `Yoga ${word}`, slug: yoga.slug, description: null, category: 'yoga', cover_image_url: null, accepting_members: true, tiers: [] });
+    expect(Object.keys(forcaOut).sort()).toEqual(['accepting_members', 'category', 'cover_image_url', 'description', 'id', 'name', 'slug', 'tiers']);
     expect(forcaOut.tiers.map((x: { id: string }) => x.id)).toEqual([yearly.id, basic.id, pro.id]);
     expect(forcaOut.tiers[2]).toEqual({
       id: pro.id,

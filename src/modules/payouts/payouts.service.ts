@@ -12,7 +12,8 @@ import type { BalanceCopy } from './balance-copy.js';
 import type { PayoutSync } from './payout-sync.js';
 import type { PayoutsRepo } from './payouts.repo.js';
 import type { ListPayoutsQuery, ManualPayoutBody } from './payouts.schemas.js';
-import { anchorOf, nextAutoPayoutAt } from './schedule.js';
+import { nextAutoPayoutAt } from './schedule.js';
+import type { AccountService } from '../account/account.service.js';
 
 type PayoutRow = { id: string; amount_cents: number; currency: string; status: PayoutStatus; method: 'automatic' | 'manual'; arrival_date: Date | null; failure_reason: string | null; processor_payout_id: string; created_at: Date | string };
 
@@ -34,32 +35,23 @@ export function createPayoutsService(deps: {
   db: Db;
   payouts: PayoutsRepo;
   processor: Processor;
+  accounts: Pick<AccountService, 'current' | 'confirmed'>;
   payoutSync: PayoutSync;
   balanceCopy: BalanceCopy;
   currency: string;
   minimumCents: number;
 }) {
-  const { db, payouts, processor, payoutSync, balanceCopy, currency, minimumCents } = deps;
+  const { db, payouts, processor, accounts, payoutSync, balanceCopy, currency, minimumCents } = deps;
 
-  /** The account and its schedule; read from the processor once if no account.updated arrived yet. */
+  /** The account and its schedule as kept (account/account.service.ts: read from the processor if it never was). */
   async function accountOf(creatorId: string) {
-    const creator = await payouts.schedule(creatorId);
-    // Only the operator's ledger route can name a creator that does not exist: that is a 404.
-    if (!creator) throw notFound('Creator');
-    if (!creator.processor_account_id) throw new AppError('conflict', 'This creator has no payment processor account.');
-    let { payout_schedule: interval, payout_schedule_anchor: anchor } = creator;
-    if (!interval) {
-      const schedule = (await processor.retrieveAccount(creator.processor_account_id)).settings?.payouts?.schedule;
-      interval = schedule?.interval ?? 'daily';
-      anchor = anchorOf(schedule);
-      await payouts.saveSchedule(creatorId, interval, anchor);
-    }
-    return { account: creator.processor_account_id, interval, anchor };
+    const row = await accounts.current(creatorId);
+    return { account: row.processor_account_id, interval: row.payout_schedule ?? 'daily', anchor: row.payout_schedule_anchor, payoutsEnabled: row.payouts_enabled === true };
   }
 
   return {
     async balance(creatorId: string) {
-      const { account, interval, anchor } = await accountOf(creatorId);
+      const { account, interval, anchor, payoutsEnabled } = await accountOf(creatorId);
       // available/pending as the processor holds them now; earnings from the local copy of
       // balance transactions, first brought up to date (usually one empty page).
       const [balance] = await Promise.all([processor.retrieveBalance(account), balanceCopy.copy(creatorId, account)]);
@@ -70,7 +62,7 @@ export function createPayoutsService(deps: {
         pending_cents: amountIn(balance.pending, currency),
         this_month_received_cents: earnings.thisMonthNetCents,
         all_time_cents: earnings.allTimeNetCents,
-        next_auto_payout_at: isoOrNull(nextAutoPayoutAt(interval, anchor, new Date())),
+        next_auto_payout_at: payoutsEnabled ? isoOrNull(nextAutoPayoutAt(interval, anchor, new Date())) : null,
         payout_schedule: interval as 'daily' | 'weekly' | 'monthly' | 'manual',
       };
     },
@@ -111,7 +103,17 @@ export function createPayoutsService(deps: {
      * derives from it: a retry after any failure gets the payout the first attempt made.
      */
     async manual(creatorId: string, body: ManualPayoutBody, answer?: KeyedAnswer<Payout>) {
-      const { account, interval } = await accountOf(creatorId);
+      // Refusals are confirmed by a fresh read: the change in the dashboard may not have arrived yet.
+      const row = await accounts.confirmed(creatorId, (r) => r.payouts_enabled === true && r.payout_schedule === 'manual');
+      const account = row.processor_account_id;
+      const interval = row.payout_schedule ?? 'daily';
+      if (row.payouts_enabled !== true) {
+        const reason = row.account_requirements?.disabled_reason;
+        throw new AppError(
+          'payouts_not_enabled',
+          `The payment processor has disabled payouts on your account${reason ? ` (${reason})` : ''}. GET /api/v1/account says what it requires; provide it through a new onboarding link (POST /api/v1/account/onboarding-link).`,
+        );
+      }
       if (interval !== 'manual') {
         throw new AppError(
           'manual_payouts_disabled',

@@ -27,6 +27,7 @@ export function reconcileRoutes(reconciler: Reconciler, adminToken: string): Fas
                 subscriptions_checked: Int64(),
                 subscriptions_fixed: Int64({ description: 'Mirror rows that differed from the processor and were corrected (or were missing).' }),
                 pause_fixes: Int64({ description: 'Subscriptions brought to their community status: set to cancel at period end (paused), lifted (active), or a creator cancel set again.' }),
+                accounts_updated: Int64({ description: "Creators' processor accounts whose kept state (charges, payouts, requirements, schedule) was re-read." }),
                 payouts_fixed: Int64({ description: 'Payout mirror rows corrected or added.' }),
                 balance_transactions_copied: Int64({ description: 'Balance transactions added to the local copy that balance answers read earnings from.' }),
                 payments_added: Int64({ description: 'Paid invoices that were missing from the mirror.' }),

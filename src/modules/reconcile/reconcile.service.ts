@@ -6,6 +6,7 @@ import type { CreatorsRepo } from '../creators/creators.repo.js';
 import { createMetricsAggregates } from '../metrics/aggregates.js';
 import type { BalanceCopy } from '../payouts/balance-copy.js';
 import type { PayoutSync } from '../payouts/payout-sync.js';
+import type { AccountSync } from '../account/account-sync.js';
 import type { PaymentsSync } from '../subscriptions/payments-sync.js';
 import type { SubscriptionsService } from '../subscriptions/subscriptions.service.js';
 import type { SubscriptionSync } from '../subscriptions/sync.js';
@@ -16,6 +17,7 @@ export interface ReconcileReport {
   subscriptions_checked: number;
   subscriptions_fixed: number;
   pause_fixes: number;
+  accounts_updated: number;
   payouts_fixed: number;
   balance_transactions_copied: number;
   payments_added: number;
@@ -27,7 +29,7 @@ export interface ReconcileReport {
 
 /**
  * Compares the mirror with the processor and heals drift, so a lost webhook costs nothing:
- * replays due inbox events, re-reads every subscription, payout, paid invoice and refund of
+ * replays due inbox events, re-reads each creator's account and every subscription, payout, paid invoice and refund of
  * every connected account, copies the balance transactions the local copy lacks,
  * re-applies community pauses the processor does not reflect yet, and recomputes the creator
  * metrics' counters from the mirror (metrics/aggregates.ts).
@@ -39,6 +41,7 @@ export function createReconciler(deps: {
   processor: Processor;
   sync: SubscriptionSync;
   payoutSync: PayoutSync;
+  accountSync: Pick<AccountSync, 'refresh'>;
   balanceCopy: BalanceCopy;
   payments: PaymentsSync;
   subscriptions: SubscriptionsService;
@@ -47,7 +50,7 @@ export function createReconciler(deps: {
   /** The clock activity is stamped with (the metrics' fold watermark). */
   now?: () => Date;
 }) {
-  const { db, creators, communities, processor, sync, payoutSync, balanceCopy, payments, subscriptions, inbox, logger } = deps;
+  const { db, creators, communities, processor, sync, payoutSync, accountSync, balanceCopy, payments, subscriptions, inbox, logger } = deps;
   const aggregates = createMetricsAggregates({ now: deps.now });
 
   async function creatorPage(afterId: string | null, only?: string) {
@@ -55,6 +58,8 @@ export function createReconciler(deps: {
   }
 
   async function reconcileCreator(creatorId: string, account: string, report: ReconcileReport) {
+    // The account first: whether it can take charges and pay out is what members meet first.
+    if (await accountSync.refresh(account)) report.accounts_updated++;
     // One sequence number before listing: any read that starts later is newer and wins.
     const seq = await sync.nextSeq();
     for await (const subscription of processor.allSubscriptions(account)) {
@@ -77,7 +82,7 @@ export function createReconciler(deps: {
   return {
     /** Every creator, or only `creatorId` (an operator looking into one account). */
     async run(opts: { creatorId?: string } = {}): Promise<ReconcileReport> {
-      const report: ReconcileReport = { creators: 0, subscriptions_checked: 0, subscriptions_fixed: 0, pause_fixes: 0, payouts_fixed: 0, balance_transactions_copied: 0, payments_added: 0, refunds_added: 0, metrics_rows_fixed: 0, events_processed: 0, errors: 0 };
+      const report: ReconcileReport = { creators: 0, subscriptions_checked: 0, subscriptions_fixed: 0, pause_fixes: 0, accounts_updated: 0, payouts_fixed: 0, balance_transactions_copied: 0, payments_added: 0, refunds_added: 0, metrics_rows_fixed: 0, events_processed: 0, errors: 0 };
       report.events_processed = await inbox.drain();
       let after: string | null = null;
       for (;;) {

@@ -1,7 +1,6 @@
 import type { Processor } from '../../processor/processor.js';
 import type { CheckoutRepo } from '../checkout/checkout.repo.js';
-import type { PayoutsRepo } from '../payouts/payouts.repo.js';
-import { anchorOf } from '../payouts/schedule.js';
+import type { AccountSync } from '../account/account-sync.js';
 import type { PayoutSync } from '../payouts/payout-sync.js';
 import type { PaymentsSync } from '../subscriptions/payments-sync.js';
 import type { SubscriptionSync } from '../subscriptions/sync.js';
@@ -18,9 +17,9 @@ export function createEventHandlers(deps: {
   payoutSync: PayoutSync;
   payments: PaymentsSync;
   checkout: Pick<CheckoutRepo, 'setSessionStatus'>;
-  payouts: Pick<PayoutsRepo, 'saveScheduleOfAccount'>;
+  accounts: Pick<AccountSync, 'read'>;
 }): Record<string, EventHandler> {
-  const { processor, sync, payoutSync, payments, checkout, payouts } = deps;
+  const { processor, sync, payoutSync, payments, checkout, accounts } = deps;
   const accountOf = (event: ProcessorEvent): string | undefined => event.account ?? undefined;
 
   const syncSubscription = async (account: string | undefined, subscriptionId: unknown) => {
@@ -78,8 +77,11 @@ export function createEventHandlers(deps: {
     'account.updated': async (event) => {
       const account = accountOf(event) ?? (typeof event.data.object.id === 'string' ? event.data.object.id : undefined);
       if (!account) return undefined;
-      const schedule = (await processor.retrieveAccount(account)).settings?.payouts?.schedule;
-      return (trx) => payouts.saveScheduleOfAccount(account, schedule?.interval ?? null, anchorOf(schedule), trx);
+      // Charges, payouts, requirements and the payout schedule, as the processor says now.
+      const write = await accounts.read(account);
+      return async (trx) => {
+        await write(trx);
+      };
     },
     ...Object.fromEntries(
       ['payout.created', 'payout.updated', 'payout.paid', 'payout.failed', 'payout.canceled'].map((type): [string, EventHandler] => [
