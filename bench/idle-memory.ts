@@ -129,6 +129,8 @@ async function requests(r: Running, dataDir: string): Promise<void> {
   const admin = { authorization: `Bearer ${readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim()}` };
   const made = await call('POST', `${r.base}/api/v1/admin/creators`, admin, { name: 'Maria Silva', email: `maria-${Date.now()}@example.com` });
   const creator = { authorization: `Bearer ${made.data.api_key}` };
+  // A new account takes no charges until its creator onboards (the simulator's helper: pressing Continue).
+  await call('POST', `${r.simBase}/v1/test_helpers/accounts/${made.data.creator.processor_account_id}/onboard`, {}, {});
   const community = await call('POST', `${r.base}/api/v1/communities`, creator, { name: 'Força Total', slug: `forca-${Date.now()}`, category: 'musculacao' });
   const tier = await call('POST', `${r.base}/api/v1/tiers`, creator, { community_id: community.data.id, name: 'Pro', price_cents: 4990, billing_period: 'monthly' });
   const members: Array<Record<string, string>> = [];

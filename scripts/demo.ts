@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const token = adminTokenForClient(process.env);
   const admin = client(apiBase, token);
   say(`making a demo creator (seed ${seed}) at ${apiBase}`);
-  const made = await createCreator(admin, sim, rng, tag);
+  const made = await createCreator(admin, sim, rng, tag, apiBase);
   const stripe = new Stripe('sk_test_tribes_demo', { host: simUrl.hostname, port: Number(simUrl.port || 80), protocol: 'http', maxNetworkRetries: 2 });
   const base = { creator: client(apiBase, made.apiKey), admin, sim, stripe, apiBase, account: made.account, start: made.start, rng, log: say };
   const world: World = { ...base, ...(await createCatalog(base, tag)) };

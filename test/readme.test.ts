@@ -56,6 +56,7 @@ describe('the README', () => {
         // The tour's answers, in order (see the README's expected-output comments).
         expect(run.stdout).toMatch(/^\d+ cents MRR, \d+ paying$/m);
         expect(run.stdout).toMatch(/^200$/m);
+        expect(run.stdout).toMatch(/^active$/m);
         expect(run.stdout).toMatch(/^trialing$/m);
         expect(run.stdout).toMatch(/^0$\n^max_load, est_1rm, max_volume$/m);
         expect(run.stdout).toMatch(/^Desafio Constância 30 Dias: rank \d+, score 2$/m);

@@ -1,11 +1,26 @@
 import { CREATORS, pick, STORY_DAYS, TIERS, type Cast, type Rng, type TierKey } from './cast.js';
-import { inParallel, type Client } from './http.js';
+import { client, inParallel, type Client } from './http.js';
 import { DAY, type Member, type World } from './story.js';
 
 export const MEMBER_PASSWORD = 'treino-forte-2026';
 
-/** The creator (through the operator API), with its processor account's clock started six months ago. */
-export async function createCreator(admin: Client, sim: Client, rng: Rng, tag: string) {
+/**
+ * Onboarding as a creator does it: a link from Tribes, the processor's hosted page opened,
+ * Continue pressed, and back to Tribes' return page (which reads the account again).
+ */
+async function onboard(apiBase: string, apiKey: string): Promise<void> {
+  const { url } = await client(apiBase, apiKey).post<{ url: string }>('/api/v1/account/onboarding-link');
+  const form = await fetch(url);
+  if (form.status !== 200) throw new Error(`the hosted onboarding page answered ${form.status}`);
+  const done = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'business_name=demo' });
+  const back = done.headers.get('location');
+  if (done.status !== 303 || !back) throw new Error(`pressing Continue answered ${done.status}`);
+  // Tribes' return page, when PUBLIC_URL is this server (the account.updated event tells it anyway).
+  if (new URL(back).origin === new URL(apiBase).origin) await fetch(back);
+}
+
+/** The creator (through the operator API), with its processor account's clock started six months ago, onboarded. */
+export async function createCreator(admin: Client, sim: Client, rng: Rng, tag: string, apiBase: string) {
   const persona = pick(rng, CREATORS);
   const email = `${persona.name.toLowerCase().replace(/[^a-z]+/g, '.')}+${tag}@example.com`;
   const made = await admin.post<{ creator: { id: string; processor_account_id: string | null }; api_key: string }>('/api/v1/admin/creators', {
@@ -17,6 +32,7 @@ export async function createCreator(admin: Client, sim: Client, rng: Rng, tag: s
   const { now } = await sim.get<{ now: number }>(`/v1/test_helpers/accounts/${account}/clock`);
   const start = now - STORY_DAYS * DAY;
   await sim.post(`/v1/test_helpers/accounts/${account}/clock`, { now: start });
+  await onboard(apiBase, made.api_key);
   return { persona, email, creatorId: made.creator.id, apiKey: made.api_key, account, start };
 }
 
