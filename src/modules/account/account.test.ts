@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../logging.js';
 import { advanceDays, eventually, openCheckout, pay, simHelper, subscriptionsOf } from '../../../test/billing-kit.js';
 import { buildTestApp, createCommunity, createCreator, createMember, createTier, json, uniq, type TestApp, type TestCreator } from '../../../test/helpers.js';
 
@@ -170,5 +171,32 @@ describe("the processor's dashboard", () => {
     // Manual payouts are now allowed; with nothing available the processor's balance says no.
     const manual = await t.app.inject({ method: 'POST', url: '/api/v1/payouts/manual', headers: creator.headers, payload: { amount_cents: 1000 } });
     expect(json(manual).error.code).toBe('insufficient_balance');
+  });
+});
+
+describe('an app that misses the events', () => {
+  it('learns the account was onboarded from reconciliation, and never writes a link token to its log', async () => {
+    const lines: string[] = [];
+    const logger = await createLogger({ level: 'info', format: 'json', destination: { write: (line: string) => void lines.push(line) } });
+    const quiet = await buildTestApp({ logger });
+    try {
+      const creator = await createCreator(quiet, { onboarded: false });
+      const account = json(await quiet.app.inject({ method: 'GET', url: '/api/v1/account', headers: creator.headers })).data;
+      expect(account.status).toBe('onboarding_required');
+      // Onboarded at the processor; the event is lost (this app does not listen).
+      const onboarded = await fetch(`${quiet.simulator.url}/v1/test_helpers/accounts/${account.processor_account_id}/onboard`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(onboarded.status).toBe(200);
+      expect(json(await quiet.app.inject({ method: 'GET', url: '/api/v1/account', headers: creator.headers })).data.status).toBe('onboarding_required');
+      const report = await quiet.app.reconciler.run({ creatorId: creator.id });
+      expect(report.accounts_updated).toBe(1);
+      expect(json(await quiet.app.inject({ method: 'GET', url: '/api/v1/account', headers: creator.headers })).data.status).toBe('active');
+
+      const token = `Secret${uniq()}Token`;
+      expect((await quiet.app.inject({ method: 'GET', url: `/connect/onboarding/refresh?link=${token}` })).statusCode).toBe(410);
+      expect(lines.some((l) => l.includes('/connect/onboarding/refresh?link=[redacted]'))).toBe(true);
+      expect(lines.filter((l) => l.includes(token))).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
   });
 });
