@@ -1,17 +1,18 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { ProcessorId, Timestamp } from '../../http/schemas.js';
+import { Timestamp } from '../../http/schemas.js';
 import { ACCOUNT_STATUSES, STATUS_MEANINGS } from './status.js';
 
-const Fields = (description: string) => Type.Array(Type.String({ maxLength: 255 }), { description, maxItems: 500 });
+// Stripe's requirement names are dotted paths (`individual.verification.document`, `person_…[0].dob.day`).
+const Fields = (description: string) => Type.Array(Type.String({ maxLength: 255, pattern: '^[A-Za-z0-9_.\\[\\]-]+$' }), { description, maxItems: 500 });
 
 export const Account = Type.Object(
   {
-    processor_account_id: ProcessorId("The creator's connected account at the processor (Stripe: `acct_…`)."),
+    processor_account_id: Type.String({ maxLength: 255, pattern: '^acct_[A-Za-z0-9]+$', description: "The creator's connected account at the processor (Stripe: `acct_…`)." }),
     status: Type.String({
       enum: [...ACCOUNT_STATUSES],
       description: `One word for the account's state: ${ACCOUNT_STATUSES.map((s) => `\`${s}\`: ${STATUS_MEANINGS[s]}`).join('; ')}.`,
     }),
-    summary: Type.String({ maxLength: 500, description: 'What `status` means for the creator, and what to do, in a sentence.' }),
+    summary: Type.String({ enum: ACCOUNT_STATUSES.map((s) => STATUS_MEANINGS[s]), description: 'What `status` means for the creator, and what to do, in a sentence.' }),
     charges_enabled: Type.Boolean({ description: 'Members can pay. While false, a member\'s checkout is 409 `payments_not_enabled` and discovery shows the communities as not accepting members.' }),
     payouts_enabled: Type.Boolean({ description: 'The processor pays the balance out. While false, a manual payout is 422 `payouts_not_enabled`.' }),
     details_submitted: Type.Boolean({ description: 'Onboarding was submitted at the processor.' }),
@@ -22,7 +23,7 @@ export const Account = Type.Object(
         past_due: Fields('Information past its deadline: the account is restricted until it is provided.'),
         pending_verification: Fields('Information submitted and being verified by the processor.'),
         current_deadline: Type.Union([Timestamp, Type.Null()], { description: 'When `currently_due` must be provided.' }),
-        disabled_reason: Type.Union([Type.String({ maxLength: 255 }), Type.Null()], { description: "The processor's reason charges or payouts are disabled (e.g. `requirements.past_due`)." }),
+        disabled_reason: Type.Union([Type.String({ maxLength: 255, pattern: '^[a-z0-9_.]+$' }), Type.Null()], { description: "The processor's reason charges or payouts are disabled (e.g. `requirements.past_due`)." }),
       },
       { description: "What the processor still requires (Stripe's `requirements` hash)." },
     ),
