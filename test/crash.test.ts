@@ -147,6 +147,8 @@ describe.runIf(postgresUrl)('crash suite: keyed requests survive SIGKILL and a d
       const admin = `Bearer ${adminToken}`;
       const made = await expectCreated('/api/v1/admin/creators', { auth: admin, body: { name: 'Crash Creator', email: `crash-${runId}@example.com` } });
       creator = { id: made.creator.id, authorization: `Bearer ${made.api_key}`, account: made.creator.processor_account_id };
+      // A new account takes no charges until its creator onboards (pressing Continue at the processor).
+      await simHelper(`accounts/${creator.account}/onboard`, {});
       const community = await expectCreated('/api/v1/communities', {
         auth: creator.authorization,
         body: { name: 'Crash Gym', slug: `crash-${runId}-home`, category: 'musculacao' },
