@@ -1,49 +1,104 @@
+import { DAY } from './calendar.js';
 import { emit } from './events.js';
 import { attemptPayment, PLATFORM_APPLICATION, type PaymentResult } from './money.js';
 import type { Params } from './params.js';
-import { getObject, insertObject, listObjects, newId, saveObject, type Ctx, type Stored } from './store.js';
+import { getObject, insertObject, listObjects, newId, saveObject, scheduleJob, type Ctx, type Stored } from './store.js';
+
+/** One invoice line: the subscription's price for a period, or a proration from an invoice item. */
+export interface LineSpec {
+  amount: number;
+  description: string;
+  price: any;
+  start: number;
+  end: number;
+  /** The invoice item a proration line comes from. */
+  invoiceItem?: string | null;
+  proration?: boolean;
+  /** Stripe's proration_details.credited_items: the invoice line a credit refers to. */
+  credited?: { invoice: string; invoice_line_items: string[] } | null;
+}
 
 export interface InvoiceSpec {
   /** Pre-allocated id (a new subscription names its first invoice before it exists). */
   id?: string;
   subscription: any;
   customer: Stored;
-  price: any;
-  reason: 'subscription_create' | 'subscription_cycle';
-  /** Period the line bills (the new subscription period). */
-  lineStart: number;
-  lineEnd: number;
-  /** Stripe's invoice.period_*: the period that just ended (= creation time for a first invoice). */
+  reason: 'subscription_create' | 'subscription_cycle' | 'subscription_update';
+  lines: LineSpec[];
+  /** Stripe's invoice.period_*: the period that just ended (= creation time for a first or update invoice). */
   periodStart: number;
   periodEnd: number;
-  /** A trial's first invoice is for 0. */
-  amount: number;
 }
 
-function describeLine(price: any, productName: string): string {
+/** The line billing one period of `price` (a trial's first invoice bills it at 0). */
+export async function planLine(ctx: Ctx, price: any, amount: number, start: number, end: number): Promise<LineSpec> {
+  const product = await getObject(ctx, price.product, 'product', { param: 'price' });
   const r = price.recurring;
   const every = r ? (r.interval_count === 1 ? ` / ${r.interval}` : ` every ${r.interval_count} ${r.interval}s`) : '';
-  return `1 × ${productName} (at ${(price.unit_amount / 100).toFixed(2)} ${price.currency.toUpperCase()}${every})`;
+  const description = `1 × ${product.data.name} (at ${(price.unit_amount / 100).toFixed(2)} ${price.currency.toUpperCase()}${every})`;
+  return { amount, description, price, start, end };
 }
 
-/** Drafts and finalizes a subscription invoice (Stripe waits ~1 h before finalizing; the simulator does not). */
+function lineItem(invoiceId: string, sub: any, l: LineSpec) {
+  return {
+    id: newId('il'),
+    object: 'line_item',
+    amount: l.amount,
+    currency: l.price.currency,
+    description: l.description,
+    discount_amounts: [],
+    discountable: !l.proration,
+    discounts: [],
+    invoice: invoiceId,
+    livemode: false,
+    metadata: {},
+    parent: {
+      type: 'subscription_item_details',
+      invoice_item_details: null,
+      subscription_item_details: {
+        invoice_item: l.invoiceItem ?? null,
+        proration: Boolean(l.proration),
+        proration_details: { credited_items: l.credited ?? null },
+        subscription: sub.id,
+        subscription_item: sub.items.data[0].id,
+      },
+    },
+    period: { end: l.end, start: l.start },
+    pricing: { price_details: { price: l.price.id, product: l.price.product }, type: 'price_details', unit_amount_decimal: String(l.amount) },
+    quantity: 1,
+    subtotal: l.amount,
+    taxes: [],
+  };
+}
+
+/**
+ * Drafts and finalizes a subscription invoice (Stripe waits ~1 h before finalizing; the
+ * simulator does not). Finalizing applies the customer's balance as Stripe does: a credit
+ * (negative balance) lowers the amount due, and a negative total leaves its credit there.
+ */
 export async function createInvoice(ctx: Ctx, spec: InvoiceSpec): Promise<Stored> {
-  const { subscription: sub, customer, price } = spec;
+  const { subscription: sub, customer } = spec;
   const id = spec.id ?? newId('in');
-  const product = await getObject(ctx, price.product, 'product', { param: 'price' });
   const seq = customer.data.next_invoice_sequence ?? 1;
+  const total = spec.lines.reduce((sum, l) => sum + l.amount, 0);
+  const startingBalance: number = customer.data.balance ?? 0;
+  const endingBalance = Math.min(0, total + startingBalance);
+  const amountDue = Math.max(0, total + startingBalance);
+  const customerBefore = structuredClone(customer.data);
   customer.data.next_invoice_sequence = seq + 1;
+  customer.data.balance = endingBalance;
   await saveObject(ctx, customer);
-  const item = sub.items.data[0];
+  if (endingBalance !== startingBalance) await emit(ctx, 'customer.updated', customer.data, { balance: customerBefore.balance });
+  const lines = spec.lines.map((l) => lineItem(id, sub, l));
   const data = {
     id,
     object: 'invoice',
     account_country: 'US',
     account_name: null,
-    amount_due: spec.amount,
+    amount_due: amountDue,
     amount_overpaid: 0,
     amount_paid: 0,
-    amount_remaining: spec.amount,
+    amount_remaining: amountDue,
     amount_shipping: 0,
     application: sub.application_fee_percent ? PLATFORM_APPLICATION : null,
     attempt_count: 0,
@@ -53,7 +108,7 @@ export async function createInvoice(ctx: Ctx, spec: InvoiceSpec): Promise<Stored
     billing_reason: spec.reason,
     collection_method: 'charge_automatically',
     created: ctx.now,
-    currency: price.currency,
+    currency: sub.currency,
     customer: customer.id,
     customer_email: customer.data.email,
     customer_name: customer.data.name,
@@ -62,40 +117,10 @@ export async function createInvoice(ctx: Ctx, spec: InvoiceSpec): Promise<Stored
     discounts: [],
     due_date: null,
     effective_at: ctx.now,
-    ending_balance: 0,
+    ending_balance: endingBalance,
     hosted_invoice_url: `${ctx.env.baseUrl}/invoices/${id}`,
     invoice_pdf: null,
-    lines: {
-      object: 'list',
-      data: [
-        {
-          id: newId('il'),
-          object: 'line_item',
-          amount: spec.amount,
-          currency: price.currency,
-          description: describeLine(price, product.data.name),
-          discount_amounts: [],
-          discountable: true,
-          discounts: [],
-          invoice: id,
-          livemode: false,
-          metadata: {},
-          parent: {
-            type: 'subscription_item_details',
-            invoice_item_details: null,
-            subscription_item_details: { invoice_item: null, proration: false, proration_details: { credited_items: null }, subscription: sub.id, subscription_item: item.id },
-          },
-          period: { end: spec.lineEnd, start: spec.lineStart },
-          pricing: { price_details: { price: price.id, product: price.product }, type: 'price_details', unit_amount_decimal: String(spec.amount) },
-          quantity: 1,
-          subtotal: spec.amount,
-          taxes: [],
-        },
-      ],
-      has_more: false,
-      total_count: 1,
-      url: `/v1/invoices/${id}/lines`,
-    },
+    lines: { object: 'list', data: lines, has_more: false, total_count: lines.length, url: `/v1/invoices/${id}/lines` },
     livemode: false,
     metadata: {},
     next_payment_attempt: null as number | null,
@@ -107,16 +132,16 @@ export async function createInvoice(ctx: Ctx, spec: InvoiceSpec): Promise<Stored
     post_payment_credit_notes_amount: 0,
     pre_payment_credit_notes_amount: 0,
     receipt_number: null,
-    starting_balance: 0,
+    starting_balance: startingBalance,
     statement_descriptor: null,
     status: 'open',
     status_transitions: { finalized_at: ctx.now, marked_uncollectible_at: null, paid_at: null as number | null, voided_at: null },
-    subtotal: spec.amount,
-    subtotal_excluding_tax: spec.amount,
+    subtotal: total,
+    subtotal_excluding_tax: total,
     test_clock: null,
-    total: spec.amount,
+    total,
     total_discount_amounts: [],
-    total_excluding_tax: spec.amount,
+    total_excluding_tax: total,
     total_pretax_credit_amounts: [],
     total_taxes: [],
     webhooks_delivered_at: ctx.now,
@@ -124,7 +149,7 @@ export async function createInvoice(ctx: Ctx, spec: InvoiceSpec): Promise<Stored
   const stored = await insertObject(ctx, 'invoice', data);
   await emit(ctx, 'invoice.created', { ...data, status: 'draft', status_transitions: { ...data.status_transitions, finalized_at: null } });
   await emit(ctx, 'invoice.finalized', data);
-  if (spec.amount === 0) await markPaid(ctx, stored, null);
+  if (amountDue === 0) await markPaid(ctx, stored, null);
   return stored;
 }
 
@@ -188,6 +213,34 @@ export async function payInvoice(
     await emit(ctx, 'invoice.payment_failed', d);
   }
   return result;
+}
+
+/** Smart-retry schedule of this model: days after the first failed attempt (DESIGN §6). */
+export const RETRY_DAYS = [3, 5, 7] as const;
+
+/**
+ * Charges a subscription's new invoice (a renewal or a plan change invoiced at once) and
+ * sets the subscription's status from the outcome: active when paid, past_due with the
+ * retries scheduled when declined. The caller saves the subscription and emits its update.
+ */
+export async function collectSubscriptionInvoice(ctx: Ctx, sub: Stored, invoice: Stored, customer: Stored): Promise<PaymentResult | null> {
+  const d = sub.data;
+  d.latest_invoice = invoice.id;
+  if (invoice.data.status === 'paid') {
+    // Paid at finalization (nothing due after the customer's credit): a trial ending this way is active.
+    if (d.status === 'trialing') d.status = 'active';
+    return null;
+  }
+  const payment = await payInvoice(ctx, invoice, d, customer, { nextAttempt: ctx.now + RETRY_DAYS[0] * DAY });
+  if (payment.succeeded) {
+    d.status = 'active';
+  } else {
+    d.status = 'past_due';
+    for (const [i, days] of RETRY_DAYS.entries()) {
+      await scheduleJob(ctx, 'invoice_retry', invoice.id, ctx.now + days * DAY, { subscription: sub.id, attempt: i + 1 });
+    }
+  }
+  return payment;
 }
 
 export async function retrieveInvoice(ctx: Ctx, id: string): Promise<unknown> {

@@ -71,3 +71,16 @@ export function refundSplit(input: RefundSplitInput): RefundSplit {
   const feeRefund = Math.min(amountCents, Math.max(0, Number(cumulative) - feeRefundedCents));
   return { feeRefundCents: feeRefund, netReversalCents: amountCents - feeRefund };
 }
+
+/**
+ * Proration of one price over part of a billing period, to the second: round-half-up of
+ * amount × remaining / period. Each proration line is rounded on its own, as Stripe does,
+ * so a change's total may differ by a cent from prorating the price difference.
+ */
+export function prorate(amountCents: number, remainingSeconds: number, periodSeconds: number): number {
+  assertCents('amountCents', amountCents);
+  if (!Number.isSafeInteger(remainingSeconds) || !Number.isSafeInteger(periodSeconds) || periodSeconds <= 0 || remainingSeconds < 0 || remainingSeconds > periodSeconds) {
+    throw new RangeError(`remaining ${remainingSeconds} s must lie within the period of ${periodSeconds} s`);
+  }
+  return Number(divRoundHalfUp(BigInt(amountCents) * BigInt(remainingSeconds), BigInt(periodSeconds)));
+}

@@ -8,7 +8,9 @@ import * as customers from './customers.js';
 import * as events from './events.js';
 import * as money from './money.js';
 import * as payouts from './payouts.js';
+import * as invoiceItems from './invoice-items.js';
 import * as refunds from './refunds.js';
+import * as schedules from './schedules.js';
 import { apiRoute, type ApiHandler } from './server.js';
 import { getObject, listObjects, present } from './store.js';
 import * as subscriptions from './subscriptions.js';
@@ -65,6 +67,16 @@ export function registerApiRoutes(app: FastifyInstance, core: Core): void {
 
   r('GET', '/v1/invoices', (ctx, p) => billing.listInvoices(ctx, p));
   r('GET', '/v1/invoices/:id', retrieve('invoice'));
+  r('GET', '/v1/invoiceitems', (ctx, p) => invoiceItems.listInvoiceItems(ctx, p));
+  r('GET', '/v1/invoiceitems/:id', retrieve('invoiceitem'));
+
+  r('POST', '/v1/subscription_schedules', (ctx, p) => schedules.createSchedule(ctx, p));
+  r('GET', '/v1/subscription_schedules', (ctx, p) => schedules.listSchedules(ctx, p));
+  r('GET', '/v1/subscription_schedules/:id', retrieve('subscription_schedule', 'subscription_schedule'));
+  r('POST', '/v1/subscription_schedules/:id', (ctx, p, { id }) => schedules.updateSchedule(ctx, id!, p));
+  r('POST', '/v1/subscription_schedules/:id/release', (ctx, _p, { id }) => schedules.releaseSchedule(ctx, id!));
+  r('POST', '/v1/subscription_schedules/:id/cancel', (ctx, _p, { id }) => schedules.cancelSchedule(ctx, id!));
+
   r('GET', '/v1/invoice_payments', (ctx, p) => billing.listInvoicePayments(ctx, p));
 
   r('GET', '/v1/charges', (ctx, p) => money.listCharges(ctx, p));

@@ -111,7 +111,8 @@ const fromRow = (r: any): Stored => ({
   internal: r.internal ?? {},
 });
 
-export async function insertObject<T extends { id: string; created: number }>(
+/** Objects without a `created` field (invoice items have `date`) are stored as created now. */
+export async function insertObject<T extends { id: string; created?: number }>(
   ctx: Ctx,
   type: string,
   data: T,
@@ -120,9 +121,9 @@ export async function insertObject<T extends { id: string; created: number }>(
 ): Promise<Stored<T>> {
   await tbl(ctx)
     .insertInto('objects')
-    .values({ id: data.id, type, account, created: data.created, data: JSON.stringify(data), internal: JSON.stringify(internal) })
+    .values({ id: data.id, type, account, created: data.created ?? ctx.now, data: JSON.stringify(data), internal: JSON.stringify(internal) })
     .execute();
-  return { id: data.id, type, account, created: data.created, data, internal };
+  return { id: data.id, type, account, created: data.created ?? ctx.now, data, internal };
 }
 
 export async function saveObject(ctx: Ctx, obj: Stored): Promise<void> {

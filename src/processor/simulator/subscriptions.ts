@@ -1,37 +1,17 @@
-import { createInvoice, payInvoice } from './billing.js';
+import { collectSubscriptionInvoice, createInvoice, payInvoice, planLine, RETRY_DAYS } from './billing.js';
 import { DAY, periodBoundary, type Interval } from './calendar.js';
 import { invalidRequest } from './errors.js';
 import { changed, emit } from './events.js';
 import { PLATFORM_APPLICATION, type PaymentResult } from './money.js';
 import type { Params } from './params.js';
+import { changePrice, planOf } from './plan-change.js';
+import { advanceSchedule, managedBy, scheduleOfEndedSubscription } from './schedules.js';
+import { takePendingItems } from './invoice-items.js';
 import { cancelJobs, findObject, getObject, insertObject, listObjects, newId, saveObject, scheduleJob, type Ctx, type Stored } from './store.js';
 
-/** Smart-retry schedule of this model: days after the first failed renewal (DESIGN §6). */
-export const RETRY_DAYS = [3, 5, 7] as const;
+export { RETRY_DAYS } from './billing.js';
 /** Stripe sends customer.subscription.trial_will_end three days before a trial ends. */
 const TRIAL_WILL_END_DAYS = 3;
-
-const planOf = (price: any) => ({
-  id: price.id,
-  object: 'plan',
-  active: price.active,
-  amount: price.unit_amount,
-  amount_decimal: price.unit_amount_decimal,
-  billing_scheme: 'per_unit',
-  created: price.created,
-  currency: price.currency,
-  interval: price.recurring.interval,
-  interval_count: price.recurring.interval_count,
-  livemode: false,
-  metadata: price.metadata,
-  meter: null,
-  nickname: price.nickname,
-  product: price.product,
-  tiers_mode: null,
-  transform_usage: null,
-  trial_period_days: null,
-  usage_type: 'licensed',
-});
 
 /** Sets the current period on the subscription and its item (the 2025+ API keeps it on items). */
 function setPeriod(sub: any, start: number, end: number): void {
@@ -107,6 +87,7 @@ export async function startSubscription(ctx: Ctx, input: StartInput): Promise<{ 
     pending_invoice_item_interval: null,
     pending_setup_intent: null,
     pending_update: null,
+    plan: planOf(price),
     schedule: null,
     start_date: ctx.now,
     status: trialEnd ? 'trialing' : 'active',
@@ -123,8 +104,8 @@ export async function startSubscription(ctx: Ctx, input: StartInput): Promise<{ 
   const stored = await insertObject(ctx, 'subscription', sub, { anchor, cycle: trialEnd ? 0 : 1 });
   await emit(ctx, 'customer.subscription.created', sub);
   const invoice = await createInvoice(ctx, {
-    id: sub.latest_invoice, subscription: sub, customer: input.customer, price, reason: 'subscription_create',
-    lineStart: ctx.now, lineEnd: periodEnd, periodStart: ctx.now, periodEnd: ctx.now, amount: trialEnd ? 0 : price.unit_amount,
+    id: sub.latest_invoice, subscription: sub, customer: input.customer, reason: 'subscription_create',
+    lines: [await planLine(ctx, price, trialEnd ? 0 : price.unit_amount, ctx.now, periodEnd)], periodStart: ctx.now, periodEnd: ctx.now,
   });
   const payment = trialEnd ? null : await payInvoice(ctx, invoice, sub, input.customer, { paymentMethod: input.paymentMethod });
   if (payment && !payment.succeeded) throw new Error('startSubscription: first payment declined after the card was accepted');
@@ -138,7 +119,7 @@ export async function startSubscription(ctx: Ctx, input: StartInput): Promise<{ 
   return { sub: stored, invoice, payment };
 }
 
-async function endSubscription(ctx: Ctx, sub: Stored, at: number): Promise<void> {
+export async function endSubscription(ctx: Ctx, sub: Stored, at: number): Promise<void> {
   const before = structuredClone(sub.data);
   const d = sub.data;
   d.status = 'canceled';
@@ -149,6 +130,7 @@ async function endSubscription(ctx: Ctx, sub: Stored, at: number): Promise<void>
   await saveObject(ctx, sub);
   await cancelJobs(ctx, sub.id);
   if (d.latest_invoice) await cancelJobs(ctx, d.latest_invoice, ['invoice_retry']);
+  if (d.schedule) await scheduleOfEndedSubscription(ctx, sub);
   await emit(ctx, 'customer.subscription.deleted', d, changed(before, d), sub.account);
 }
 
@@ -160,15 +142,17 @@ export async function trialWillEnd(ctx: Ctx, subId: string): Promise<void> {
 
 /**
  * Job `sub_cycle`, at the end of the current period (or trial): ends the subscription if
- * it was set to cancel at period end; otherwise opens the next calendar period from the
- * billing anchor, invoices it and charges the card. A decline makes it past_due and
- * schedules the retries.
+ * it was set to cancel at period end (or its schedule ends with `cancel`); otherwise moves
+ * it to its schedule's next phase if one starts now — so the renewal is invoiced at the new
+ * price — then opens the next calendar period from the billing anchor, invoices it (with any
+ * pending prorations) and charges the card. A decline makes it past_due with retries.
  */
 export async function runCycle(ctx: Ctx, subId: string): Promise<void> {
   const sub = await findObject(ctx, subId, { type: 'subscription', forUpdate: true });
   if (!sub || sub.data.status === 'canceled') return;
   const d = sub.data;
   if (d.cancel_at_period_end) return endSubscription(ctx, sub, ctx.now);
+  if (d.schedule && (await advanceSchedule(ctx, sub)) === 'cancel') return endSubscription(ctx, sub, ctx.now);
   const before = structuredClone(d);
   const price = d.items.data[0].price;
   const cycle = Number(sub.internal.cycle) + 1;
@@ -177,21 +161,13 @@ export async function runCycle(ctx: Ctx, subId: string): Promise<void> {
   const customer = await getObject(ctx, d.customer, 'customer', { param: 'customer' });
   setPeriod(d, start, end);
   sub.internal.cycle = cycle;
+  const id = newId('in');
+  const prorations = await takePendingItems(ctx, sub.id, id);
   const invoice = await createInvoice(ctx, {
-    subscription: d, customer, price, reason: 'subscription_cycle',
-    lineStart: start, lineEnd: end, periodStart: before.items.data[0].current_period_start, periodEnd: start, amount: price.unit_amount,
+    id, subscription: d, customer, reason: 'subscription_cycle',
+    lines: [...prorations, await planLine(ctx, price, price.unit_amount, start, end)], periodStart: before.items.data[0].current_period_start, periodEnd: start,
   });
-  d.latest_invoice = invoice.id;
-  const firstRetry = ctx.now + RETRY_DAYS[0] * DAY;
-  const payment = await payInvoice(ctx, invoice, d, customer, { nextAttempt: firstRetry });
-  if (payment.succeeded) {
-    d.status = 'active';
-  } else {
-    d.status = 'past_due';
-    for (const [i, days] of RETRY_DAYS.entries()) {
-      await scheduleJob(ctx, 'invoice_retry', invoice.id, ctx.now + days * DAY, { subscription: sub.id, attempt: i + 1 });
-    }
-  }
+  await collectSubscriptionInvoice(ctx, sub, invoice, customer);
   await saveObject(ctx, sub);
   await emit(ctx, 'customer.subscription.updated', d, changed(before, d));
   await scheduleJob(ctx, 'sub_cycle', sub.id, end);
@@ -205,19 +181,30 @@ export async function retryInvoice(ctx: Ctx, invoiceId: string, payload: { subsc
   const customer = await getObject(ctx, sub.data.customer, 'customer', { param: 'customer' });
   const next = RETRY_DAYS[payload.attempt];
   const firstFailure = invoice.data.created;
-  const payment = await payInvoice(ctx, invoice, sub.data, customer, { nextAttempt: next ? firstFailure + next * DAY : null });
+  const payment = await payAgain(ctx, invoice, sub, customer, next ? firstFailure + next * DAY : null);
+  if (!payment.succeeded && payload.attempt >= RETRY_DAYS.length) {
+    sub.data.cancellation_details.reason = 'payment_failed';
+    await endSubscription(ctx, sub, ctx.now);
+  }
+}
+
+/**
+ * Charges an open subscription invoice again (a scheduled retry, or at once when the customer
+ * sets a new card). Paid: the remaining retries are dropped and a past_due subscription is
+ * active again. Declined: the invoice shows `nextAttempt` as its next try.
+ */
+export async function payAgain(ctx: Ctx, invoice: Stored, sub: Stored, customer: Stored, nextAttempt: number | null): Promise<PaymentResult> {
+  const payment = await payInvoice(ctx, invoice, sub.data, customer, { nextAttempt });
   if (payment.succeeded) {
-    await cancelJobs(ctx, invoiceId, ['invoice_retry']);
+    await cancelJobs(ctx, invoice.id, ['invoice_retry']);
     if (sub.data.status === 'past_due') {
       const before = structuredClone(sub.data);
       sub.data.status = 'active';
       await saveObject(ctx, sub);
       await emit(ctx, 'customer.subscription.updated', sub.data, changed(before, sub.data));
     }
-  } else if (payload.attempt >= RETRY_DAYS.length) {
-    sub.data.cancellation_details.reason = 'payment_failed';
-    await endSubscription(ctx, sub, ctx.now);
   }
+  return payment;
 }
 
 export async function retrieveSubscription(ctx: Ctx, id: string): Promise<unknown> {
@@ -227,11 +214,16 @@ export async function retrieveSubscription(ctx: Ctx, id: string): Promise<unknow
 export async function updateSubscription(ctx: Ctx, id: string, p: Params): Promise<unknown> {
   const sub = await getObject(ctx, id, 'subscription', { param: 'id' });
   const d = sub.data;
-  if (d.status === 'canceled' && (p.has('cancel_at_period_end') || p.has('default_payment_method'))) {
+  if (d.status === 'canceled' && (p.has('cancel_at_period_end') || p.has('default_payment_method') || p.has('items'))) {
     throw invalidRequest('A canceled subscription can only update its cancellation_details and metadata.', 'cancel_at_period_end');
   }
   const before = structuredClone(d);
   const cape = p.bool('cancel_at_period_end');
+  if (cape !== undefined && d.schedule) throw managedBy(d.schedule, 'cancelation behavior');
+  if (p.has('items')) {
+    if (d.schedule) throw managedBy(d.schedule, 'items');
+    await changePrice(ctx, sub, p);
+  }
   if (cape !== undefined && cape !== d.cancel_at_period_end) {
     d.cancel_at_period_end = cape;
     d.cancel_at = cape ? d.items.data[0].current_period_end : null;
