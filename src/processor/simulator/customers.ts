@@ -50,7 +50,7 @@ export async function createCustomer(ctx: Ctx, p: Params): Promise<unknown> {
     paymentMethod: pm,
   });
   if (pm && isDeclining(pm)) {
-    stored.internal.fail = true;
+    applyCard(stored, pm);
     await saveObject(ctx, stored);
   }
   return stored.data;
@@ -68,10 +68,7 @@ export async function updateCustomer(ctx: Ctx, id: string, p: Params): Promise<u
     if (p.has(k)) d[k] = p.str(k) || null;
   }
   const pm = p.str('invoice_settings[default_payment_method]');
-  if (pm) {
-    d.invoice_settings.default_payment_method = pm;
-    cus.internal.fail = isDeclining(pm);
-  }
+  if (pm) applyCard(cus, pm);
   d.metadata = p.metadata(d.metadata);
   await saveObject(ctx, cus);
   const prev = changed(before, d);
@@ -96,8 +93,28 @@ const DECLINES: Record<string, string> = {
 export const isDeclining = (pm: string): boolean => pm in DECLINES;
 export const declineCodeOf = (pm: string | null | undefined): string => (pm && DECLINES[pm]) || 'generic_decline';
 
-/** POST /v1/test_helpers/customers/{id}/payment_behavior: later charges fail or succeed. */
-export function setPaymentBehavior(customer: Stored, fail: boolean): void {
-  customer.internal.fail = fail;
-  customer.internal.declineCode = fail ? 'generic_decline' : undefined;
+/**
+ * The customer's card on file becomes `paymentMethod`, and whether later charges pay follows
+ * from it (a declining test card fails them with its decline code).
+ */
+export function applyCard(customer: Stored, paymentMethod: string): void {
+  customer.data.invoice_settings.default_payment_method = paymentMethod;
+  customer.internal.fail = isDeclining(paymentMethod);
+  customer.internal.declineCode = customer.internal.fail ? declineCodeOf(paymentMethod) : undefined;
 }
+
+/**
+ * The one way a card is swapped outside the customers API: the payment_behavior test helper
+ * (`fail` picks pm_card_chargeDeclined or pm_card_visa) and the portal's Update card. Saves
+ * the customer and emits `customer.updated` when the card changed.
+ */
+export async function setCard(ctx: Ctx, customer: Stored, paymentMethod: string): Promise<void> {
+  const before = structuredClone(customer.data);
+  applyCard(customer, paymentMethod);
+  await saveObject(ctx, customer);
+  const prev = changed(before, customer.data);
+  if (Object.keys(prev).length) await emit(ctx, 'customer.updated', customer.data, prev);
+}
+
+/** The payment_behavior helper's card for `fail`. */
+export const behaviorCard = (fail: boolean): string => (fail ? 'pm_card_chargeDeclined' : 'pm_card_visa');

@@ -8,6 +8,7 @@ import * as customers from './customers.js';
 import * as events from './events.js';
 import * as money from './money.js';
 import * as payouts from './payouts.js';
+import * as portal from './portal.js';
 import * as invoiceItems from './invoice-items.js';
 import * as refunds from './refunds.js';
 import * as schedules from './schedules.js';
@@ -76,6 +77,12 @@ export function registerApiRoutes(app: FastifyInstance, core: Core): void {
   r('POST', '/v1/subscription_schedules/:id', (ctx, p, { id }) => schedules.updateSchedule(ctx, id!, p));
   r('POST', '/v1/subscription_schedules/:id/release', (ctx, _p, { id }) => schedules.releaseSchedule(ctx, id!));
   r('POST', '/v1/subscription_schedules/:id/cancel', (ctx, _p, { id }) => schedules.cancelSchedule(ctx, id!));
+
+  r('POST', '/v1/billing_portal/configurations', (ctx, p) => portal.createConfiguration(ctx, p));
+  r('GET', '/v1/billing_portal/configurations', (ctx, p) => portal.listConfigurations(ctx, p));
+  r('GET', '/v1/billing_portal/configurations/:id', (ctx, _p, { id }) => portal.retrieveConfiguration(ctx, id!));
+  r('POST', '/v1/billing_portal/configurations/:id', (ctx, p, { id }) => portal.updateConfiguration(ctx, id!, p));
+  r('POST', '/v1/billing_portal/sessions', (ctx, p) => portal.createPortalSession(ctx, p));
 
   r('GET', '/v1/invoice_payments', (ctx, p) => billing.listInvoicePayments(ctx, p));
 

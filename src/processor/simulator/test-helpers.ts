@@ -3,12 +3,12 @@ import { startAccountClock } from './accounts.js';
 import { advanceAccountClock, advanceClock } from './clock.js';
 import { completeSession } from './checkout.js';
 import type { Core } from './core.js';
-import { setPaymentBehavior } from './customers.js';
+import { behaviorCard, setCard } from './customers.js';
 import { invalidRequest, missingParam, noSuch } from './errors.js';
 import { Params } from './params.js';
 import { addRequirements, completeOnboarding } from './onboarding.js';
 import { failPayout } from './payouts.js';
-import { findObject, getObject, saveObject, type Ctx, type Stored } from './store.js';
+import { findObject, getObject, type Ctx, type Stored } from './store.js';
 
 const bodyOf = (req: FastifyRequest): Params => new Params(req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {});
 
@@ -105,8 +105,7 @@ export function registerTestHelpers(app: FastifyInstance, core: Core): void {
     const fail = bodyOf(req).bool('fail');
     if (fail === undefined) throw invalidRequest('Missing required param: fail.', 'fail', 'parameter_missing');
     return onObject(req.params.id, 'customer', 'customer', async (ctx, customer) => {
-      setPaymentBehavior(customer, fail);
-      await saveObject(ctx, customer);
+      await setCard(ctx, customer, behaviorCard(fail));
       return customer.data;
     });
   });
