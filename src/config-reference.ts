@@ -155,6 +155,11 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: 'where hosted checkout returns the member (point them at the member app)',
   },
   {
+    names: ['BILLING_PORTAL_RETURN_URL'],
+    default: '`http://127.0.0.1:3000/checkout/portal-return`',
+    meaning: "where the processor's billing portal (POST /api/v1/member/billing-portal) returns the member (point it at the member app)",
+  },
+  {
     names: ['PUBLIC_URL'],
     default: '`http://127.0.0.1:3000` (the port follows `PORT`)',
     meaning: "this service as a creator's browser reaches it: the processor sends creators back to `PUBLIC_URL/connect/onboarding/…` from onboarding (https in production; Stripe's live mode requires it)",

@@ -41,8 +41,8 @@ export interface Config {
   processor: ProcessorConfig;
   /** ISO currency of tier prices (lower case, as Stripe writes it). */
   currency: string;
-  /** Where hosted checkout sends the member back (the member app's pages). */
-  checkout: { successUrl: string; cancelUrl: string };
+  /** Where hosted checkout and the processor's billing portal send the member back (the member app's pages). */
+  checkout: { successUrl: string; cancelUrl: string; portalReturnUrl: string };
   /** This service as browsers reach it (the processor sends creators back here from onboarding). */
   publicUrl: string;
   /** How often the mirror is reconciled with the processor; 0 turns the schedule off. */
@@ -266,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkout: {
       successUrl: env.CHECKOUT_SUCCESS_URL || 'http://127.0.0.1:3000/checkout/success?session_id={CHECKOUT_SESSION_ID}',
       cancelUrl: env.CHECKOUT_CANCEL_URL || 'http://127.0.0.1:3000/checkout/canceled',
+      portalReturnUrl: env.BILLING_PORTAL_RETURN_URL || 'http://127.0.0.1:3000/checkout/portal-return',
     },
     reconcileIntervalMs: intFrom(env, 'RECONCILE_INTERVAL_MS', 15 * 60_000, 0, 7 * 86_400_000),
     challengeRankingIntervalMs: intFrom(env, 'CHALLENGE_RANKING_INTERVAL_MS', 5 * 60_000, 0, 86_400_000),

@@ -34,6 +34,9 @@ import { checkoutPages } from './modules/checkout/checkout.pages.js';
 import { memberBillingRoutes } from './modules/checkout/checkout.routes.js';
 import { createCheckoutRepo } from './modules/checkout/checkout.repo.js';
 import { createCheckoutService } from './modules/checkout/checkout.service.js';
+import { createMemberBillingRepo } from './modules/member-billing/member-billing.repo.js';
+import { memberSelfServiceRoutes } from './modules/member-billing/member-billing.routes.js';
+import { createMemberBillingService } from './modules/member-billing/member-billing.service.js';
 import { reconcileRoutes } from './modules/reconcile/reconcile.routes.js';
 import { createReconciler } from './modules/reconcile/reconcile.service.js';
 import { ledgerRoutes } from './modules/payouts/ledger.routes.js';
@@ -163,6 +166,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   const reconciler = createReconciler({ db, creators, communities: communitiesRepo, processor, sync, payoutSync, accountSync, balanceCopy, payments, subscriptions, inbox, logger, now });
   app.decorate('reconciler', reconciler);
   const checkout = createCheckoutService({ db, checkout: checkoutRepo, processor, accounts, successUrl: config.checkout.successUrl, cancelUrl: config.checkout.cancelUrl });
+  const memberBilling = createMemberBillingService({ db, billing: createMemberBillingRepo(db), processor, sync, portalReturnUrl: config.checkout.portalReturnUrl });
   const tiers = createTiersService({
     db,
     tiers: createTiersRepo(db),
@@ -226,6 +230,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       member.addHook('onRequest', memberAuth(membersRepo, app.batchSizeMetric('member_token')));
       await member.register(memberRoutes(members));
       await member.register(memberBillingRoutes(checkout));
+      await member.register(memberSelfServiceRoutes(memberBilling));
       await member.register(memberExercisesRoutes(exercises));
       await member.register(memberProgramsRoutes(programs));
       await member.register(workoutLogsRoutes(workoutLogs));

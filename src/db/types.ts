@@ -36,6 +36,8 @@ export interface CreatorsTable {
   account_requirements: ColumnType<AccountRequirements | null, string | null | undefined, string | null>;
   account_synced_seq: ColumnType<string | number | null, number | null | undefined, number | null>;
   account_synced_at: NullableTimestamp;
+  /** The customer portal's configuration on the creator's account, made at a member's first visit (migrations/0023). */
+  billing_portal_configuration_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -233,6 +235,8 @@ export interface RefundsTable {
   status: string;
   processor_refund_id: string;
   processor_charge_id: string | null;
+  /** The payment intent it gives back (migrations/0023); null until the refund mirror read it. */
+  processor_payment_intent_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Date | string;
 }
 

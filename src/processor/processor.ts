@@ -5,6 +5,7 @@ import { createAccountCalls } from './accounts.js';
 import { createBillingCalls } from './billing.js';
 import { guarded } from './errors.js';
 import { createPayoutCalls } from './payouts.js';
+import { createPortalCalls } from './portal.js';
 
 
 /**
@@ -54,6 +55,7 @@ export function createProcessor(stripe: Stripe) {
     ...createAccountCalls(stripe),
     ...createBillingCalls(stripe),
     ...createPayoutCalls(stripe),
+    ...createPortalCalls(stripe),
 
     /**
      * A product and its recurring price on the creator's account (direct charges). Keyed by

@@ -20,16 +20,19 @@ export function createCheckoutRepo(db: Executor) {
         .executeTakeFirst();
     },
 
-    async holdsLiveSubscription(creatorId: string, memberId: string, tierId: string): Promise<boolean> {
-      const row = await db
+    /**
+     * The member's live subscription in a community, if any (one per member and community:
+     * DESIGN §5). Through subscriptions_member_live_idx, whose predicate is the live statuses.
+     */
+    async liveSubscriptionIn(memberId: string, communityId: string) {
+      return db
         .selectFrom('subscriptions')
-        .select('id')
-        .where('creator_id', '=', creatorId)
+        .select(['id', 'tier_id'])
         .where('member_id', '=', memberId)
-        .where('tier_id', '=', tierId)
+        .where('community_id', '=', communityId)
         .where('status', 'in', [...LIVE_STATUSES])
+        .orderBy('created_at', 'desc')
         .executeTakeFirst();
-      return row !== undefined;
     },
 
     async memberContact(memberId: string) {

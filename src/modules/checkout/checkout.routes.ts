@@ -1,8 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { conflictError, errorResponse, Int64, notFoundError, Ok, OkList, PaginationQuery, ProcessorId, Timestamp, Uuid } from '../../http/schemas.js';
-import { COMMUNITY_NAME_MAX } from '../communities/communities.schemas.js';
-import { TIER_NAME_MAX } from '../tiers/tiers.schemas.js';
-import { STATUS_MEANINGS, SUBSCRIPTION_STATUSES } from '../subscriptions/status.js';
+import { conflictError, errorResponse, notFoundError, Ok, OkList, PaginationQuery, ProcessorId, Timestamp, Uuid } from '../../http/schemas.js';
+import { MemberSubscription } from '../member-billing/member-billing.schemas.js';
 import { memberOf } from '../members/member-auth.js';
 import { memberAuthErrors, memberSecurity } from '../members/members.schemas.js';
 import type { CheckoutService } from './checkout.service.js';
@@ -19,21 +17,6 @@ const CheckoutSession = Type.Object({
   created_at: Timestamp,
 });
 
-const MemberSubscription = Type.Object({
-  id: Uuid,
-  community_id: Uuid,
-  community_name: Type.String({ maxLength: COMMUNITY_NAME_MAX }),
-  tier_id: Uuid,
-  tier_name: Type.String({ maxLength: TIER_NAME_MAX }),
-  status: Type.String({ enum: [...SUBSCRIPTION_STATUSES], description: STATUS_MEANINGS }),
-  price_cents: Int64(),
-  billing_period: Type.String({ enum: ['monthly', 'quarterly', 'yearly'] }),
-  current_period_end: Type.Union([Timestamp, Type.Null()]),
-  cancel_at_period_end: Type.Boolean(),
-  trial_end: Type.Union([Timestamp, Type.Null()]),
-  created_at: Timestamp,
-});
-
 /** The member app's billing: open a hosted checkout, see one's own subscriptions. */
 export function memberBillingRoutes(service: CheckoutService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -45,13 +28,13 @@ export function memberBillingRoutes(service: CheckoutService): FastifyPluginAsyn
           security: memberSecurity,
           summary: 'Open a hosted checkout for a tier',
           description:
-            "Opens the processor's hosted checkout on the tier's current price (with its trial), on the creator's account with the 10% platform fee. Send the member to `url`. The subscription appears once the processor confirms payment. 409 when the community is paused (`community_paused`), the tier is inactive (`tier_inactive`), the member already holds a live subscription to it (`already_subscribed`), or the creator has not finished setting up payments at the processor (`payments_not_enabled`; discovery shows such communities with `accepting_members: false`). With an `Idempotency-Key`, the session id and the processor's key derive from it: a retry after any failure gets the same hosted session back, never a second one.",
+            "Opens the processor's hosted checkout on the tier's current price (with its trial), on the creator's account with the 10% platform fee. Send the member to `url`. The subscription appears once the processor confirms payment. 409 when the community is paused (`community_paused`), the tier is inactive (`tier_inactive`), the member already holds a live subscription to it (`already_subscribed`) or to another tier of its community (`already_member`: one live subscription per member and community; the message names the subscription to change the tier of, POST /api/v1/member/subscriptions/{id}/change-tier), or the creator has not finished setting up payments at the processor (`payments_not_enabled`; discovery shows such communities with `accepting_members: false`). With an `Idempotency-Key`, the session id and the processor's key derive from it: a retry after any failure gets the same hosted session back, never a second one.",
           body: Type.Object({ tier_id: Uuid }, { additionalProperties: false }),
           response: {
             201: Ok(CheckoutSession),
             ...memberAuthErrors,
             ...notFoundError,
-            ...conflictError('Paused community, inactive tier, already subscribed, or the creator cannot take payments yet (`payments_not_enabled`).'),
+            ...conflictError('Paused community, inactive tier, already subscribed to it or to another tier of the community (`already_member`), or the creator cannot take payments yet (`payments_not_enabled`).'),
             502: errorResponse('The payment processor failed; retry.'),
           },
         },

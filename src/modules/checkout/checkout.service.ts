@@ -1,11 +1,12 @@
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { inTransaction, iso, isoOrNull } from '../../db/tx.js';
+import { inTransaction, iso } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import type { Processor } from '../../processor/processor.js';
 import type { AccountService } from '../account/account.service.js';
+import { presentMemberSubscription } from '../member-billing/member-billing.service.js';
 import type { CheckoutRepo } from './checkout.repo.js';
 
 export interface CheckoutSession {
@@ -55,8 +56,15 @@ export function createCheckoutService({ db, checkout, processor, accounts, succe
       if (!tier.is_active || !tier.processor_price_id || !tier.processor_account_id) {
         throw new AppError('tier_inactive', 'This tier is not accepting new subscriptions.');
       }
-      if (await checkout.holdsLiveSubscription(tier.creator_id, memberId, tierId)) {
-        throw new AppError('already_subscribed', 'You already hold a live subscription to this tier.');
+      // One live subscription per member and community: another tier is a tier change. (Two
+      // checkouts opened at once can both be paid; the processor, not this check, decides then.)
+      const live = await checkout.liveSubscriptionIn(memberId, tier.community_id);
+      if (live?.tier_id === tierId) throw new AppError('already_subscribed', 'You already hold a live subscription to this tier.');
+      if (live) {
+        throw new AppError(
+          'already_member',
+          `You already hold a live subscription (${live.id}) to another tier of this community; change its tier instead: POST /api/v1/member/subscriptions/${live.id}/change-tier.`,
+        );
       }
       // Tiers and prices can be prepared before onboarding; members pay only after it.
       await accounts.requireCharges(tier.creator_id);
@@ -88,14 +96,7 @@ export function createCheckoutService({ db, checkout, processor, accounts, succe
         checkout.memberSubscriptions(memberId, { offset: offsetOf(query), limit: query.limit }),
         checkout.countMemberSubscriptions(memberId),
       ]);
-      const data = rows.map((r) => ({
-        ...r,
-        price_cents: Number(r.price_cents),
-        current_period_end: isoOrNull(r.current_period_end),
-        trial_end: isoOrNull(r.trial_end),
-        created_at: iso(r.created_at),
-      }));
-      return paginated(data, total, query);
+      return paginated(rows.map(presentMemberSubscription), total, query);
     },
   };
 }

@@ -65,9 +65,11 @@ export function createPaymentsSync({ db, processor }: { db: Db; processor: Proce
           status: refund.status ?? 'succeeded',
           processor_refund_id: refund.id,
           processor_charge_id: idOf(refund.charge) ?? null,
+          processor_payment_intent_id: paymentIntent,
           created_at: new Date(refund.created * 1000),
         })
-        .onConflict((oc) => oc.column('processor_refund_id').doUpdateSet({ status: refund.status ?? 'succeeded' }))
+        // The payment intent too: a refund the creator's API stored first does not know it (migrations/0023).
+        .onConflict((oc) => oc.column('processor_refund_id').doUpdateSet({ status: refund.status ?? 'succeeded', processor_payment_intent_id: paymentIntent }))
         // xmax = 0 only on a freshly inserted row version: tells an insert from an update.
         .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
         .executeTakeFirst();

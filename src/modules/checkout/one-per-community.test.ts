@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCheckout, subscribe } from '../../../test/billing-kit.js';
+import { buildTestApp, createCommunity, createTier, json, type TestApp } from '../../../test/helpers.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp({ webhooks: true });
+});
+afterAll(() => t.close());
+
+describe('one live subscription per member and community', () => {
+  it('refuses a checkout for another tier of a community the member holds a live subscription in, naming the tier change', async () => {
+    const s = await subscribe(t);
+    const yearly = await createTier(t, s.creator, s.communityId, { name: 'Pro yearly', billing_period: 'yearly', price_cents: 50_000 });
+    const res = await openCheckout(t, s.member, yearly.id);
+    expect(res.statusCode, res.body).toBe(409);
+    const { error } = json(res);
+    expect(error.code).toBe('already_member');
+    expect(error.message).toContain(`POST /api/v1/member/subscriptions/${s.subscription.id}/change-tier`);
+  });
+
+  it('still answers already_subscribed for the same tier', async () => {
+    const s = await subscribe(t);
+    const res = await openCheckout(t, s.member, s.tierId);
+    expect(res.statusCode).toBe(409);
+    expect(json(res).error.code).toBe('already_subscribed');
+  });
+
+  it("lets the member check out in another community of the same creator", async () => {
+    const s = await subscribe(t);
+    const other = await createCommunity(t, s.creator);
+    const tier = await createTier(t, s.creator, other.id);
+    const res = await openCheckout(t, s.member, tier.id);
+    expect(res.statusCode, res.body).toBe(201);
+  });
+
+  it('lets a member whose subscription was canceled check out for another tier of the community', async () => {
+    const s = await subscribe(t);
+    const cancel = await t.app.inject({ method: 'POST', url: `/api/v1/subscriptions/${s.subscription.id}/cancel`, headers: s.creator.headers, payload: { immediate: true } });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    const other = await createTier(t, s.creator, s.communityId, { name: 'Elite', price_cents: 9000 });
+    const res = await openCheckout(t, s.member, other.id);
+    expect(res.statusCode, res.body).toBe(201);
+  });
+});
