@@ -3,6 +3,7 @@ import { completeSession } from './checkout.js';
 import type { Core } from './core.js';
 import { StripeError } from './errors.js';
 import { registerConnectPages } from './connect-pages.js';
+import { registerPortalPages } from './portal-pages.js';
 import { esc, money, page } from './html.js';
 import { findObject, getObject, type Stored } from './store.js';
 
@@ -10,7 +11,7 @@ import { findObject, getObject, type Stored } from './store.js';
  * Stand-ins for Stripe's hosted pages, so a person can click through the whole flow in a
  * browser: Checkout (a Pay button completing the session with pm_card_visa, and a
  * declining card for trying failures); Connect onboarding and the Express dashboard are in
- * connect-pages.ts.
+ * connect-pages.ts, the customer portal in portal-pages.ts.
  */
 export function registerPages(app: FastifyInstance, core: Core): void {
   const locate = (id: string, type: string) => core.read('', (ctx) => findObject(ctx, id, { type, account: 'any' }));
@@ -58,6 +59,7 @@ export function registerPages(app: FastifyInstance, core: Core): void {
   });
 
   registerConnectPages(app, core);
+  registerPortalPages(app, core);
 
   app.get<{ Params: { id: string } }>('/invoices/:id', async (req, reply) => {
     const invoice = await locate(req.params.id, 'invoice');

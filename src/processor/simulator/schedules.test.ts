@@ -9,6 +9,8 @@ beforeAll(async () => {
 afterAll(async () => kit?.close());
 
 const itemOf = (s: Stripe.Subscription) => s.items.data[0]!;
+/** `iterations`, which the pinned SDK no longer types (it says `duration`), as older integrations still send it. */
+const iterationsOne = (price: string) => ({ items: [{ price }], iterations: 1 }) as unknown as Stripe.SubscriptionScheduleUpdateParams.Phase;
 
 /** A member of a 29.99/month community, and the 19.99/month price they move down to. */
 async function memberWithCheaperPrice() {
@@ -38,7 +40,7 @@ describe('subscription schedules', () => {
         proration_behavior: 'none',
         phases: [
           { items: [{ price: c.price.id, quantity: 1 }], start_date: start, end_date: end },
-          { items: [{ price: cheaper.id, quantity: 1 }], iterations: 1 },
+          { items: [{ price: cheaper.id, quantity: 1 }], duration: { interval: 'month', interval_count: 1 } },
         ],
       },
       c.opts,
@@ -65,7 +67,7 @@ describe('subscription schedules', () => {
   it('releasing keeps the current price, and only then may the subscription be set to cancel at period end', async () => {
     const { c, sub, cheaper } = await memberWithCheaperPrice();
     const schedule = await kit.stripe.subscriptionSchedules.create({ from_subscription: sub.id }, c.opts);
-    await kit.stripe.subscriptionSchedules.update(schedule.id, { phases: [{ items: [{ price: c.price.id }], start_date: itemOf(sub).current_period_start, end_date: itemOf(sub).current_period_end }, { items: [{ price: cheaper.id }], iterations: 1 }] }, c.opts);
+    await kit.stripe.subscriptionSchedules.update(schedule.id, { phases: [{ items: [{ price: c.price.id }], start_date: itemOf(sub).current_period_start, end_date: itemOf(sub).current_period_end }, iterationsOne(cheaper.id)] }, c.opts);
     await expect(kit.stripe.subscriptions.update(sub.id, { cancel_at_period_end: true }, c.opts)).rejects.toMatchObject({
       statusCode: 400,
       message: `The subscription is managed by the subscription schedule \`${schedule.id}\`, and updating any cancelation behavior directly is not allowed. Please update the schedule instead.`,
@@ -95,7 +97,7 @@ describe('subscription schedules', () => {
     const yearly = await kit.stripe.prices.create({ product: c.product.id, currency: 'usd', unit_amount: 19999, recurring: { interval: 'year' } }, c.opts);
     const schedule = await kit.stripe.subscriptionSchedules.create({ from_subscription: sub.id }, c.opts);
     await expect(
-      kit.stripe.subscriptionSchedules.update(schedule.id, { phases: [{ items: [{ price: c.price.id }], start_date: itemOf(sub).current_period_start }, { items: [{ price: yearly.id }], iterations: 1 }] }, c.opts),
+      kit.stripe.subscriptionSchedules.update(schedule.id, { phases: [{ items: [{ price: c.price.id }], start_date: itemOf(sub).current_period_start }, { items: [{ price: yearly.id }], duration: { interval: 'year' } }] }, c.opts),
     ).rejects.toMatchObject({ statusCode: 400, param: 'phases[1][items][0][price]' });
     await expect(kit.stripe.subscriptionSchedules.create({ customer: sub.customer as string, phases: [{ items: [{ price: c.price.id }] }] }, c.opts)).rejects.toMatchObject({ statusCode: 400, param: 'from_subscription' });
     await expect(kit.stripe.subscriptionSchedules.retrieve('sub_sched_nope', {}, c.opts)).rejects.toMatchObject({ statusCode: 404, message: "No such subscription_schedule: 'sub_sched_nope'" });

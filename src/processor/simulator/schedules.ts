@@ -99,7 +99,7 @@ export async function createSchedule(ctx: Ctx, p: Params): Promise<unknown> {
 /**
  * POST /v1/subscription_schedules/{id}: phase 0 stays the current period at the current
  * price (its dates and price may be restated, not changed); phase 1, if given, is one
- * iteration of another compatible price from the current period's end.
+ * billing period of another compatible price from the current period's end.
  */
 export async function updateSchedule(ctx: Ctx, id: string, p: Params): Promise<unknown> {
   const sched = await getObject(ctx, id, 'subscription_schedule', { param: 'id', noun: 'subscription_schedule' });
@@ -129,11 +129,19 @@ export async function updateSchedule(ctx: Ctx, id: string, p: Params): Promise<u
     if (phases.length === 2) {
       const priceId = p.str('phases[1][items][0][price]');
       if (!priceId) throw missingParam('phases[1][items][0][price]');
-      const iterations = p.int('phases[1][iterations]', { min: 1 }) ?? 1;
-      if (iterations !== 1) throw invalidRequest('The simulator supports a next phase of one iteration only.', 'phases[1][iterations]');
       const price = await compatiblePrice(ctx, sub.data, priceId, 'phases[1][items][0][price]');
       const r = price.recurring;
       const end = periodBoundary(Number(sub.internal.anchor), r.interval, r.interval_count, Number(sub.internal.cycle) + 1);
+      // One period at the new price, however it is said: iterations (older API versions), duration or end_date.
+      const iterations = p.int('phases[1][iterations]', { min: 1 });
+      if (iterations !== undefined && iterations !== 1) throw invalidRequest('The simulator supports a next phase of one iteration only.', 'phases[1][iterations]');
+      const interval = p.str('phases[1][duration][interval]');
+      const count = p.int('phases[1][duration][interval_count]', { min: 1 }) ?? 1;
+      if (interval !== undefined && (interval !== r.interval || count !== r.interval_count)) {
+        throw invalidRequest(`The simulator supports a next phase of one billing period only (${r.interval_count} ${r.interval}).`, 'phases[1][duration]');
+      }
+      const endDate = p.int('phases[1][end_date]');
+      if (endDate !== undefined && endDate !== end) throw invalidRequest(`The simulator supports a next phase of one billing period only, ending at ${end}.`, 'phases[1][end_date]');
       s.phases.push(phaseOf(sub.data, price, current.end_date, end, behavior ?? 'create_prorations'));
     }
   }
