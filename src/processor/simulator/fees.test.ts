@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { refundSplit, splitFee } from './fees.js';
+import { prorate, refundSplit, splitFee } from './fees.js';
 
 /** Independent reference: round-half-up of gross/10 by decimal digits, no division tricks. */
 const tenPercentHalfUp = (gross: number): number => {
@@ -74,5 +74,28 @@ describe('platform fee arithmetic', () => {
 
   it('refuses a refund larger than what remains', () => {
     expect(() => refundSplit({ grossCents: 100, feeCents: 10, refundedCents: 60, feeRefundedCents: 6, amountCents: 41 })).toThrow(RangeError);
+  });
+});
+
+describe('prorate', () => {
+  it('prorates to the second and rounds half up: 20 of 30 days of 29.99 is 19.99, of 49.99 is 33.33, half of 29.99 is 15.00', () => {
+    const day = 86_400;
+    expect(prorate(2999, 20 * day, 30 * day)).toBe(1999);
+    expect(prorate(4999, 20 * day, 30 * day)).toBe(3333);
+    expect(prorate(2999, 15 * day, 30 * day)).toBe(1500);
+    expect(prorate(2999, 0, 30 * day)).toBe(0);
+    expect(prorate(2999, 30 * day, 30 * day)).toBe(2999);
+  });
+
+  it('never strays half a cent from the exact proration and refuses a moment outside the period', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 1, max: 40_000_000 }), fc.double({ min: 0, max: 1, noNaN: true }), (amount, period, f) => {
+        const remaining = Math.floor(f * period);
+        const exact = (amount * remaining) / period;
+        expect(Math.abs(prorate(amount, remaining, period) - exact)).toBeLessThanOrEqual(0.5 + 1e-9);
+      }),
+    );
+    expect(() => prorate(100, 11, 10)).toThrow(RangeError);
+    expect(() => prorate(100, -1, 10)).toThrow(RangeError);
   });
 });
