@@ -3,7 +3,7 @@ import { invalidRequest } from './errors.js';
 import { findObject, present, type Ctx } from './store.js';
 
 /** Id prefixes the simulator issues, i.e. strings `expand[]` may replace by their object. */
-const EXPANDABLE_PREFIX = /^(acct|prod|price|cus|cs_test|sub|si|in|ch|pi|re|po|txn|fee|evt|we)_/;
+const EXPANDABLE_PREFIX = /^(acct|prod|price|cus|cs_test|sub|si|in|ii|ch|pi|re|po|txn|fee|evt|we|bpc)_/;
 
 /**
  * Stripe's `expand[]`: each dotted path names a field holding an id, replaced by the

@@ -56,9 +56,13 @@ describe('subscription schedules', () => {
     expect(renewed.latest_invoice).toMatchObject({ billing_reason: 'subscription_cycle', total: 1999, amount_paid: 1999 });
     const released = await kit.stripe.subscriptionSchedules.retrieve(schedule.id, {}, c.opts);
     expect(released).toMatchObject({ status: 'released', released_subscription: sub.id, subscription: null, released_at: end });
-    for (const type of ['subscription_schedule.created', 'subscription_schedule.updated', 'subscription_schedule.released']) {
+    for (const type of ['subscription_schedule.created', 'subscription_schedule.released']) {
       expect(kit.receiver.ofType(type, (s) => s.id === schedule.id)).toHaveLength(1);
     }
+    // One update from the API call, one when the next phase began.
+    const phaseUpdates = kit.receiver.ofType('subscription_schedule.updated', (s) => s.id === schedule.id);
+    expect(phaseUpdates).toHaveLength(2);
+    expect(phaseUpdates.map((e) => e.data.previous_attributes.current_phase)).toContainEqual({ start_date: start, end_date: end });
     const switched = kit.receiver.ofType('customer.subscription.updated', (s) => s.id === sub.id && s.plan?.id === cheaper.id && s.items.data[0].current_period_start === start);
     expect(switched).toHaveLength(1);
     expect(switched[0]!.data.previous_attributes.plan.id).toBe(c.price.id);

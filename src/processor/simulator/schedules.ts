@@ -216,9 +216,11 @@ export async function advanceSchedule(ctx: Ctx, sub: Stored): Promise<'cancel' |
   } else {
     switchPrice(sub.data, (await getObject(ctx, next.items[0].price, 'price', { param: 'phases' })).data);
     sched.internal.phase = i + 1;
+    const phaseBefore = s.current_phase;
     s.current_phase = { end_date: next.end_date, start_date: next.start_date };
+    await saveObject(ctx, sched);
+    await emit(ctx, 'subscription_schedule.updated', s, { current_phase: phaseBefore });
     if (i + 1 === s.phases.length - 1 && s.end_behavior === 'release') await release(ctx, sched, sub);
-    else await saveObject(ctx, sched);
   }
   await saveObject(ctx, sub);
   await emit(ctx, 'customer.subscription.updated', sub.data, changed(before, sub.data));
