@@ -39,8 +39,8 @@ describe('subscription schedules', () => {
         end_behavior: 'release',
         proration_behavior: 'none',
         phases: [
-          { items: [{ price: c.price.id, quantity: 1 }], start_date: start, end_date: end },
-          { items: [{ price: cheaper.id, quantity: 1 }], duration: { interval: 'month', interval_count: 1 } },
+          { items: [{ price: c.price.id, quantity: 1 }], application_fee_percent: 10, start_date: start, end_date: end },
+          { items: [{ price: cheaper.id, quantity: 1 }], application_fee_percent: 10, duration: { interval: 'month', interval_count: 1 } },
         ],
       },
       c.opts,
@@ -54,6 +54,8 @@ describe('subscription schedules', () => {
     expect(itemOf(renewed).price.id).toBe(cheaper.id);
     expect(renewed).toMatchObject({ status: 'active', schedule: null });
     expect(renewed.latest_invoice).toMatchObject({ billing_reason: 'subscription_cycle', total: 1999, amount_paid: 1999 });
+    const charge = (await kit.stripe.charges.list({ customer: sub.customer as string }, c.opts)).data[0]!;
+    expect(charge).toMatchObject({ amount: 1999, application_fee_amount: 200 });
     const released = await kit.stripe.subscriptionSchedules.retrieve(schedule.id, {}, c.opts);
     expect(released).toMatchObject({ status: 'released', released_subscription: sub.id, subscription: null, released_at: end });
     for (const type of ['subscription_schedule.created', 'subscription_schedule.released']) {

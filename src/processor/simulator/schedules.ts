@@ -40,6 +40,14 @@ const phaseOf = (sub: any, price: any, start: number, end: number, prorationBeha
   trial_end: sub.status === 'trialing' ? sub.trial_end : null,
 });
 
+/** A phase's `application_fee_percent`, which the subscription takes when the phase begins. */
+function feePercent(p: Params, phase: number): number | undefined {
+  const name = `phases[${phase}][application_fee_percent]`;
+  const v = p.decimal(name);
+  if (v !== undefined && v > 100) throw invalidRequest('application_fee_percent must be between 0 and 100.', name);
+  return v;
+}
+
 const notModifiable = (status: string, verb: string) =>
   invalidRequest(`You cannot ${verb} a subscription schedule that is currently in the \`${status}\` status. It must be in either the \`not_started\` or \`active\` status to be ${verb === 'update' ? 'updated' : `${verb}d`}.`);
 
@@ -125,6 +133,7 @@ export async function updateSchedule(ctx: Ctx, id: string, p: Params): Promise<u
       throw invalidRequest(`The simulator ends the current phase at the current period's end (${current.end_date}).`, 'phases[0][end_date]');
     }
     if (behavior) current.proration_behavior = behavior;
+    current.application_fee_percent = feePercent(p, 0) ?? current.application_fee_percent;
     s.phases = [current];
     if (phases.length === 2) {
       const priceId = p.str('phases[1][items][0][price]');
@@ -142,7 +151,9 @@ export async function updateSchedule(ctx: Ctx, id: string, p: Params): Promise<u
       }
       const endDate = p.int('phases[1][end_date]');
       if (endDate !== undefined && endDate !== end) throw invalidRequest(`The simulator supports a next phase of one billing period only, ending at ${end}.`, 'phases[1][end_date]');
-      s.phases.push(phaseOf(sub.data, price, current.end_date, end, behavior ?? 'create_prorations'));
+      const next = phaseOf(sub.data, price, current.end_date, end, behavior ?? 'create_prorations');
+      next.application_fee_percent = feePercent(p, 1) ?? next.application_fee_percent;
+      s.phases.push(next);
     }
   }
   s.metadata = p.metadata(s.metadata);
@@ -215,6 +226,7 @@ export async function advanceSchedule(ctx: Ctx, sub: Stored): Promise<'cancel' |
     await release(ctx, sched, sub);
   } else {
     switchPrice(sub.data, (await getObject(ctx, next.items[0].price, 'price', { param: 'phases' })).data);
+    if (next.application_fee_percent !== null) sub.data.application_fee_percent = next.application_fee_percent;
     sched.internal.phase = i + 1;
     const phaseBefore = s.current_phase;
     s.current_phase = { end_date: next.end_date, start_date: next.start_date };
