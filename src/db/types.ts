@@ -176,6 +176,11 @@ export interface SubscriptionsTable {
   ended_at: Date | null;
   /** When the mirror first saw it in a not-live status other than canceled (migrations/0020). */
   lapsed_at: Date | null;
+  /** The processor's Subscription Schedule attached to it, as last mirrored (migrations/0024). */
+  processor_schedule_id: Defaulted<string | null>;
+  /** The tier the schedule moves it to at `scheduled_change_at` (a downgrade at period end); both null when none. */
+  scheduled_tier_id: Defaulted<string | null>;
+  scheduled_change_at: Defaulted<Date | null>;
   cancellation_reason: string | null;
   canceled_by_pause: Defaulted<boolean>;
   canceled_by_creator: Defaulted<boolean>;

@@ -5,6 +5,7 @@ import { createAccountCalls } from './accounts.js';
 import { createBillingCalls } from './billing.js';
 import { guarded } from './errors.js';
 import { createPayoutCalls } from './payouts.js';
+import { createScheduleCalls } from './schedules.js';
 import { createPortalCalls } from './portal.js';
 
 
@@ -55,6 +56,7 @@ export function createProcessor(stripe: Stripe) {
     ...createAccountCalls(stripe),
     ...createBillingCalls(stripe),
     ...createPayoutCalls(stripe),
+    ...createScheduleCalls(stripe),
     ...createPortalCalls(stripe),
 
     /**

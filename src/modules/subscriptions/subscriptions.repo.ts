@@ -19,7 +19,7 @@ const PAUSE_LEASE_SECONDS = 120;
 const SUBSCRIPTION_COLUMNS = [
   'id', 'creator_id', 'community_id', 'tier_id', 'member_id', 'status', 'price_cents', 'billing_period', 'current_period_start',
   'current_period_end', 'cancel_at_period_end', 'canceled_at', 'ended_at', 'trial_end', 'cancellation_reason', 'processor_subscription_id',
-  'processor_customer_id', 'canceled_by_pause', 'canceled_by_creator', 'created_at', 'updated_at',
+  'processor_customer_id', 'canceled_by_pause', 'canceled_by_creator', 'created_at', 'updated_at', 'scheduled_tier_id', 'scheduled_change_at',
 ] as const;
 
 /** Creator reads of the mirror: compiled once per shape, prepared statements on PostgreSQL. */

@@ -1,12 +1,28 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { STATUS_MEANINGS, SUBSCRIPTION_STATUSES } from './status.js';
 import { Currency, Int64, PaginationQuery, ProcessorId, Timestamp, Uuid } from '../../http/schemas.js';
+import { TIER_NAME_MAX } from '../tiers/tiers.schemas.js';
 
 /** The cancel call's note, kept as sent. */
 const REASON_MAX = 500;
 
 export const Status = Type.Union(SUBSCRIPTION_STATUSES.map((s) => Type.Literal(s)));
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export const ScheduledChange = Type.Union(
+  [
+    Type.Object({
+      tier_id: Uuid,
+      tier_name: Type.Optional(Type.String({ maxLength: TIER_NAME_MAX })),
+      effective_at: Timestamp,
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'A tier change waiting for the end of the period (a downgrade): the tier the subscription moves to and when, as the processor’s schedule says. Until then the subscription keeps its tier and price. Null when none is scheduled.',
+  },
+);
 
 export const Subscription = Type.Object(
   {
@@ -27,6 +43,7 @@ export const Subscription = Type.Object(
     trial_end: NullableTimestamp,
     cancellation_reason: Type.Union([Type.String({ maxLength: REASON_MAX }), Type.Null()], { description: "The creator's internal note from the cancel call; never shown to the member." }),
     created_at: Timestamp,
+    scheduled_change: ScheduledChange,
     processor_subscription_id: ProcessorId(),
   },
   { $id: 'Subscription', title: 'Subscription', description: 'A mirror of the processor subscription; times are the processor’s own.' },

@@ -30,6 +30,7 @@ export const presentSubscription = (s: SubscriptionRow) => ({
   trial_end: isoOrNull(s.trial_end),
   cancellation_reason: s.cancellation_reason,
   created_at: iso(s.created_at),
+  scheduled_change: s.scheduled_tier_id && s.scheduled_change_at ? { tier_id: s.scheduled_tier_id, effective_at: iso(s.scheduled_change_at) } : null,
   processor_subscription_id: s.processor_subscription_id ?? '',
 });
 
@@ -71,6 +72,8 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
 
   /** Sets cancel-at-period-end at the processor, then mirrors the subscription as read back after. */
   async function setAndReread(account: string, processorId: string, cancel: boolean, after?: (trx: Transaction<Database>) => Promise<unknown>) {
+    // The processor refuses cancel at period end while a schedule (a member's pending downgrade) holds it.
+    if (cancel) await processor.releaseScheduleIfAny(account, processorId);
     await processor.setCancelAtPeriodEnd(account, processorId, cancel);
     const read = await sync.read(account, processorId);
     await db.transaction().execute(async (trx) => {
@@ -149,9 +152,13 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
       const account = await accountOf(creatorId);
       const processorId = sub.processor_subscription_id ?? '';
       const key = answer?.processorKey('cancel');
+      // The processor refuses cancel at period end while a schedule (a member's pending downgrade) holds it.
+      const released = !body.immediate && (await processor.releaseScheduleIfAny(account, processorId, key));
       let seq = await sync.nextSeq();
       let fresh = body.immediate ? await processor.cancelNow(account, processorId, key) : await processor.setCancelAtPeriodEnd(account, processorId, true, key);
-      if (wasReplayed(fresh)) {
+      // After a release, its event's read may be numbered after `seq` yet hold the subscription
+      // from before the cancel: read again, numbered after both.
+      if (released || wasReplayed(fresh)) {
         seq = await sync.nextSeq();
         fresh = await processor.retrieveSubscription(account, processorId);
       }

@@ -7,6 +7,7 @@ import { lockProcessorObject } from '../../db/locks.js';
 import type { Executor } from '../../db/tx.js';
 import type { BillingPeriod, SubscriptionStatus } from '../../db/types.js';
 import type { Processor } from '../../processor/processor.js';
+import { scheduleIdOf } from '../../processor/schedules.js';
 import { requalifyParticipations } from '../challenges/qualification.js';
 import { createMetricsAggregates } from '../metrics/aggregates.js';
 import { createMembershipRepo } from './membership.repo.js';
@@ -22,6 +23,12 @@ import { isLive, SUBSCRIPTION_STATUSES } from './status.js';
 export interface ProcessorRead {
   seq: number;
   subscription: Stripe.Subscription;
+  /**
+   * The schedule attached to it, read with it (null: none). Undefined when it was not read
+   * (reconciliation's list, an API answer): the stored scheduled change is then kept unless the
+   * subscription has no schedule any more or already moved to the scheduled tier.
+   */
+  schedule?: Stripe.SubscriptionSchedule | null;
 }
 
 /**
@@ -42,6 +49,29 @@ function billingPeriodOf(price: Stripe.Price): BillingPeriod | undefined {
 
 const toDate = (unix: number | null | undefined) => (unix ? new Date(unix * 1000) : null);
 
+const priceIdOf = (price: string | Stripe.Price | Stripe.DeletedPrice | undefined) => (typeof price === 'string' ? price : price?.id);
+
+/**
+ * What a schedule will change next: the first phase after the current one whose price is not
+ * the subscription's price now, and when it starts. None once the schedule is done or released.
+ */
+function nextPhaseChange(schedule: Stripe.SubscriptionSchedule, currentPriceId: string): { priceId: string; at: number } | undefined {
+  if (schedule.status !== 'active' && schedule.status !== 'not_started') return undefined;
+  const after = schedule.current_phase?.start_date ?? -Infinity;
+  const next = [...schedule.phases]
+    .sort((a, b) => a.start_date - b.start_date)
+    .find((phase) => phase.start_date > after && priceIdOf(phase.items[0]?.price) !== currentPriceId);
+  const priceId = priceIdOf(next?.items[0]?.price);
+  return next && priceId ? { priceId, at: next.start_date } : undefined;
+}
+
+interface ScheduledColumns {
+  processor_schedule_id: string | null;
+  scheduled_tier_id: string | null;
+  scheduled_change_at: Date | null;
+}
+const NOTHING_SCHEDULED: ScheduledColumns = { processor_schedule_id: null, scheduled_tier_id: null, scheduled_change_at: null };
+
 export function createSubscriptionSync({ db, processor, logger, now }: { db: Db; processor: Processor; logger: Logger; now?: () => Date }) {
   const membership = createMembershipRepo();
   const aggregates = createMetricsAggregates({ now });
@@ -54,7 +84,36 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
   /** Reads the subscription now; the sequence number is taken before the read on purpose. */
   async function read(account: string, processorSubscriptionId: string): Promise<ProcessorRead> {
     const seq = await nextSeq();
-    return { seq, subscription: await processor.retrieveSubscription(account, processorSubscriptionId) };
+    const subscription = await processor.retrieveSubscription(account, processorSubscriptionId);
+    const scheduleId = scheduleIdOf(subscription);
+    return { seq, subscription, schedule: scheduleId ? await processor.retrieveSchedule(account, scheduleId) : null };
+  }
+
+  /**
+   * The scheduled-change columns a read says (migrations/0024); undefined: keep the stored ones
+   * (the schedule was not read and may still hold what they say).
+   */
+  async function scheduledColumns(
+    trx: Executor,
+    creatorId: string,
+    { subscription: sub, schedule }: ProcessorRead,
+    priceId: string,
+    tierId: string,
+    stored: { processor_schedule_id: string | null; scheduled_tier_id: string | null } | undefined,
+  ): Promise<ScheduledColumns | undefined> {
+    const scheduleId = scheduleIdOf(sub);
+    if (!scheduleId) return NOTHING_SCHEDULED;
+    if (schedule === undefined) {
+      // Not read: a stored change to the tier it now holds has happened; anything else may still be ahead.
+      return stored?.scheduled_tier_id === tierId ? { ...NOTHING_SCHEDULED, processor_schedule_id: scheduleId } : undefined;
+    }
+    const change = schedule ? nextPhaseChange(schedule, priceId) : undefined;
+    const target = change
+      ? await trx.selectFrom('tier_prices').select('tier_id').where('creator_id', '=', creatorId).where('processor_price_id', '=', change.priceId).executeTakeFirst()
+      : undefined;
+    if (change && !target) logger.warn({ subscription: sub.id, price: change.priceId }, 'scheduled price maps to no tier of ours; no scheduled change shown');
+    if (!change || !target || target.tier_id === tierId) return { ...NOTHING_SCHEDULED, processor_schedule_id: scheduleId };
+    return { processor_schedule_id: scheduleId, scheduled_tier_id: target.tier_id, scheduled_change_at: toDate(change.at) };
   }
 
   /**
@@ -62,7 +121,8 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
    * whether anything a client can see changed; undefined when the subscription is not one of
    * ours (unknown account, price or member) — it is logged and left alone.
    */
-  async function apply(trx: Executor, account: string, { seq, subscription: sub }: ProcessorRead) {
+  async function apply(trx: Executor, account: string, fresh: ProcessorRead) {
+    const { seq, subscription: sub } = fresh;
     const creator = await trx.selectFrom('creators').select('id').where('processor_account_id', '=', account).executeTakeFirst();
     const item = sub.items.data[0];
     const price = item?.price;
@@ -110,11 +170,15 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
     await lockProcessorObject(trx, sub.id);
     const before = await trx
       .selectFrom('subscriptions')
-      .select(['id', 'status', 'cancel_at_period_end', 'current_period_end', 'price_cents', 'billing_period', 'tier_id', 'canceled_at', 'ended_at', 'synced_seq'])
+      .select([
+        'id', 'status', 'cancel_at_period_end', 'current_period_end', 'price_cents', 'billing_period', 'tier_id', 'canceled_at', 'ended_at', 'synced_seq',
+        'processor_schedule_id', 'scheduled_tier_id',
+      ])
       .where('processor_subscription_id', '=', sub.id)
       .forUpdate()
       .executeTakeFirst();
     if (before && Number(before.synced_seq) >= seq) return { id: before.id, changed: false };
+    const scheduled = await scheduledColumns(trx, creator.id, fresh, price.id, tierPrice.tier_id, before);
     const written = await trx
       .insertInto('subscriptions')
       .values({
@@ -126,6 +190,7 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
         created_at: new Date(sub.created * 1000),
         synced_seq: seq,
         ...values,
+        ...(scheduled ?? NOTHING_SCHEDULED),
         // First seen not live (and not canceled): it never was.
         lapsed_at: lapses ? new Date(sub.created * 1000) : null,
       })
@@ -134,6 +199,7 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
           .column('processor_subscription_id')
           .doUpdateSet({
             ...values,
+            ...scheduled,
             // When it stopped being live, as first seen (migrations/0020); kept through a later cancellation.
             lapsed_at: isLive(status) ? null : lapses ? sql<Date>`coalesce(subscriptions.lapsed_at, ${clock()})` : sql<Date | null>`subscriptions.lapsed_at`,
             synced_seq: seq,

@@ -32,6 +32,9 @@ export function createEventHandlers(deps: {
 
   const fromSubscriptionEvent: EventHandler = (event) => syncSubscription(accountOf(event), event.data.object.id);
 
+  // A schedule's next phase is the subscription's scheduled tier change (migrations/0024): read with it.
+  const fromScheduleEvent: EventHandler = (event) => syncSubscription(accountOf(event), (event.data.object as { subscription?: unknown }).subscription);
+
   const fromInvoiceEvent: EventHandler = (event) => {
     const invoice = event.data.object as { subscription?: unknown; parent?: { subscription_details?: { subscription?: unknown } } };
     return syncSubscription(accountOf(event), invoice.parent?.subscription_details?.subscription ?? invoice.subscription);
@@ -53,6 +56,7 @@ export function createEventHandlers(deps: {
     'customer.subscription.updated': fromSubscriptionEvent,
     'customer.subscription.deleted': fromSubscriptionEvent,
     'customer.subscription.trial_will_end': fromSubscriptionEvent,
+    'subscription_schedule.updated': fromScheduleEvent,
     // A paid invoice also becomes a payment row, the link a later refund is traced through.
     'invoice.paid': async (event) => {
       const account = accountOf(event);
