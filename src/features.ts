@@ -85,6 +85,9 @@ import { createPostsRepo } from './modules/posts/posts.repo.js';
 import { createPostsService } from './modules/posts/posts.service.js';
 import { createViewRecorder } from './modules/posts/views.js';
 import { createMetricsRepo } from './modules/metrics/metrics.repo.js';
+import { createMemberSubscriptionsRepo } from './modules/member-subscriptions/member-subscriptions.repo.js';
+import { memberSubscriptionsRoutes } from './modules/member-subscriptions/member-subscriptions.routes.js';
+import { createMemberSubscriptionsService } from './modules/member-subscriptions/member-subscriptions.service.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { createMetricsService } from './modules/metrics/metrics.service.js';
 import { createMetricsAggregates } from './modules/metrics/aggregates.js';
@@ -236,6 +239,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       await member.register(workoutLogsRoutes(workoutLogs));
       await member.register(memberChallengesRoutes(memberChallenges));
       await member.register(memberPostsRoutes(memberPosts));
+      await member.register(memberSubscriptionsRoutes(createMemberSubscriptionsService({ db, repo: createMemberSubscriptionsRepo(db), processor, sync })));
     },
     { prefix: '/api/v1/member' },
   );

@@ -100,6 +100,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/member/logout': 'logOutMember',
   'POST /api/v1/member/checkout-sessions': 'createCheckoutSession',
   'GET /api/v1/member/subscriptions': 'listMemberSubscriptions',
+  'POST /api/v1/member/subscriptions/{id}/change-tier': 'changeMemberSubscriptionTier',
   'POST /api/v1/member/subscriptions/{id}/cancel': 'cancelMemberSubscription',
   'POST /api/v1/member/subscriptions/{id}/resume': 'resumeMemberSubscription',
   'POST /api/v1/member/billing-portal': 'createBillingPortalSession',
