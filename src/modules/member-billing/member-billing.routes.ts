@@ -24,7 +24,7 @@ export function memberSelfServiceRoutes(service: MemberBillingService): FastifyP
           security: memberSecurity,
           summary: "Cancel the member's subscription at period end",
           description:
-            "Sets the member's own subscription to end at the end of the current period (`cancel_at_period_end: true`); access lasts until then and nothing is refunded. Cancelling again answers it unchanged. 409 `subscription_canceled` when it has already ended." +
+            "Sets the member's own subscription to end at the end of the current period (`cancel_at_period_end: true`); access lasts until then and nothing is refunded. A pending tier change (a downgrade waiting for the period end) is dropped: the processor does not hold both. Cancelling again answers it unchanged. 409 `subscription_canceled` when it has already ended." +
             KEYED,
           params: IdParams,
           response: { 200: Ok(MemberSubscription), ...memberAuthErrors, ...subscriptionNotFound, ...conflictError('The subscription has ended (`subscription_canceled`).'), ...processorError },

@@ -74,6 +74,9 @@ export function createMemberBillingService({ db, billing, processor, sync, porta
       });
     }
     const processorId = sub.processor_subscription_id;
+    // The processor refuses cancel at period end while a schedule (the member's pending
+    // downgrade) holds the subscription: cancelling drops the downgrade.
+    if (cancel) await processor.releaseScheduleIfAny(account, processorId, answer?.processorKey('member-cancel-release'));
     let seq = await sync.nextSeq();
     let fresh = await processor.setCancelAtPeriodEnd(account, processorId, cancel, answer?.processorKey(cancel ? 'member-cancel' : 'member-resume'));
     if (wasReplayed(fresh)) {

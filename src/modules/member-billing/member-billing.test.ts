@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advanceDays, eventually, subscribe, type Subscribed } from '../../../test/billing-kit.js';
-import { buildTestApp, createMember, json, type TestApp, type TestMember } from '../../../test/helpers.js';
+import { buildTestApp, createMember, createTier, json, type TestApp, type TestMember } from '../../../test/helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -60,6 +60,18 @@ describe('a member cancels and resumes', () => {
     } finally {
       t.processor.setCancelAtPeriodEnd = original;
     }
+  });
+
+  it('drops a pending downgrade when the member cancels (the processor refuses a cancel while a schedule holds the subscription)', async () => {
+    const s = await subscribe(t, { priceCents: 5000 });
+    const cheaper = await createTier(t, s.creator, s.communityId, { name: 'Basic', price_cents: 2000 });
+    const downgrade = await t.app.inject({ method: 'POST', url: `/api/v1/member/subscriptions/${s.subscription.id}/change-tier`, headers: s.member.headers, payload: { tier_id: cheaper.id } });
+    expect(downgrade.statusCode, downgrade.body).toBe(200);
+    expect((await atProcessor(s)).schedule).toBeTruthy();
+    const canceled = await act(s.member, s.subscription.id, 'cancel');
+    expect(canceled.statusCode, canceled.body).toBe(200);
+    expect(json(canceled).data).toMatchObject({ cancel_at_period_end: true, tier_id: s.tierId });
+    expect(await atProcessor(s)).toMatchObject({ cancel_at_period_end: true, schedule: null });
   });
 
   it("refuses to resume a subscription its creator canceled: the creator's cancel wins", async () => {
