@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/tx.js';
 import { LIVE_STATUSES } from '../programs/access.js';
+import { memberSubscriptionsOf } from '../member-billing/member-view.js';
 
 /**
  * Member-side billing reads and writes: what a checkout needs to open, the processor customer
@@ -69,20 +70,7 @@ export function createCheckoutRepo(db: Executor) {
 
     /** The member's subscriptions across creators, newest first (ties by id), with community and tier names. */
     async memberSubscriptions(memberId: string, page: { offset: number; limit: number }) {
-      return db
-        .selectFrom('subscriptions as s')
-        .innerJoin('tiers as t', 't.id', 's.tier_id')
-        .innerJoin('communities as c', 'c.id', 's.community_id')
-        .select([
-          's.id', 's.community_id', 'c.name as community_name', 's.tier_id', 't.name as tier_name', 's.status', 's.price_cents', 's.billing_period',
-          's.current_period_end', 's.cancel_at_period_end', 's.trial_end', 's.created_at',
-        ])
-        .where('s.member_id', '=', memberId)
-        .orderBy('s.created_at', 'desc')
-        .orderBy('s.id', 'desc')
-        .offset(page.offset)
-        .limit(page.limit)
-        .execute();
+      return memberSubscriptionsOf(db, memberId).orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').offset(page.offset).limit(page.limit).execute();
     },
 
     async countMemberSubscriptions(memberId: string): Promise<number> {

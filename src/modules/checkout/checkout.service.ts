@@ -6,7 +6,7 @@ import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import type { Processor } from '../../processor/processor.js';
 import type { AccountService } from '../account/account.service.js';
-import { presentMemberSubscription } from '../member-billing/member-billing.service.js';
+import { presentMemberSubscription } from '../member-billing/member-view.js';
 import type { CheckoutRepo } from './checkout.repo.js';
 
 export interface CheckoutSession {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/tx.js';
+import { memberSubscriptionsOf } from './member-view.js';
 
 /**
  * Reads and writes of a member's own billing. Keyed by the member first (a member is one
@@ -8,19 +9,9 @@ import type { Executor } from '../../db/tx.js';
  */
 export function createMemberBillingRepo(db: Executor) {
   return {
-    /** One of the member's subscriptions, as the member sees it (GET /api/v1/member/subscriptions' columns). */
+    /** One of the member's subscriptions, as the member sees it (member-view.ts). */
     async subscriptionView(memberId: string, id: string, trx: Executor = db) {
-      return trx
-        .selectFrom('subscriptions as s')
-        .innerJoin('tiers as t', 't.id', 's.tier_id')
-        .innerJoin('communities as c', 'c.id', 's.community_id')
-        .select([
-          's.id', 's.community_id', 'c.name as community_name', 's.tier_id', 't.name as tier_name', 's.status', 's.price_cents', 's.billing_period',
-          's.current_period_end', 's.cancel_at_period_end', 's.trial_end', 's.created_at',
-        ])
-        .where('s.member_id', '=', memberId)
-        .where('s.id', '=', id)
-        .executeTakeFirst();
+      return memberSubscriptionsOf(trx, memberId).where('s.id', '=', id).executeTakeFirst();
     },
 
     /** What cancel and resume decide on: the subscription's state, its community's, and the creator's account. */

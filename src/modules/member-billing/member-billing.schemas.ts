@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Currency, Int64, Timestamp, Uuid } from '../../http/schemas.js';
 import { COMMUNITY_NAME_MAX } from '../communities/communities.schemas.js';
-import { RefundStatus } from '../subscriptions/subscriptions.schemas.js';
+import { RefundStatus, ScheduledChange } from '../subscriptions/subscriptions.schemas.js';
 import { STATUS_MEANINGS, SUBSCRIPTION_STATUSES } from '../subscriptions/status.js';
 import { TIER_NAME_MAX } from '../tiers/tiers.schemas.js';
 
@@ -19,6 +19,7 @@ export const MemberSubscription = Type.Object({
   cancel_at_period_end: Type.Boolean({ description: 'true: it ends at `current_period_end` and access lasts until then (the member, the creator or a paused community set it).' }),
   trial_end: Type.Union([Timestamp, Type.Null()]),
   created_at: Timestamp,
+  scheduled_change: ScheduledChange,
 });
 
 export const BillingPortalBody = Type.Object(

@@ -1,25 +1,13 @@
 import type { Db } from '../../db/client.js';
-import { inTransaction, iso, isoOrNull } from '../../db/tx.js';
+import { inTransaction, iso } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import { wasReplayed, type Processor } from '../../processor/processor.js';
 import type { SubscriptionSync } from '../subscriptions/sync.js';
 import type { MemberBillingRepo } from './member-billing.repo.js';
+import { presentMemberSubscription, type MemberSubscriptionView } from './member-view.js';
 import type { BillingPortalLink, MemberPayment } from './member-billing.schemas.js';
-
-type SubscriptionViewRow = NonNullable<Awaited<ReturnType<MemberBillingRepo['subscriptionView']>>>;
-
-/** A subscription row as its member sees it (GET /api/v1/member/subscriptions and the cancel and resume answers). */
-export const presentMemberSubscription = (r: SubscriptionViewRow) => ({
-  ...r,
-  price_cents: Number(r.price_cents),
-  current_period_end: isoOrNull(r.current_period_end),
-  trial_end: isoOrNull(r.trial_end),
-  created_at: iso(r.created_at),
-});
-
-export type MemberSubscriptionView = ReturnType<typeof presentMemberSubscription>;
 
 /** Refunds that give money back, or will: Stripe counts pending ones in a charge's amount_refunded too. */
 const COUNTS = (status: string) => status !== 'failed' && status !== 'canceled';
