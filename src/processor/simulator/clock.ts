@@ -5,6 +5,8 @@ import { advancePayout, runAutoPayout } from './payouts.js';
 import { sql } from 'kysely';
 import { readNow, findObject, writeAccountNow, writeNow, type Ctx } from './store.js';
 import { retryInvoice, runCycle, trialWillEnd } from './subscriptions.js';
+import { PENDING_UPDATE_JOB } from './plan-change.js';
+import { expirePendingUpdate } from './pending-update.js';
 
 async function dispatch(ctx: Ctx, kind: string, ref: string, payload: any): Promise<void> {
   switch (kind) {
@@ -20,6 +22,8 @@ async function dispatch(ctx: Ctx, kind: string, ref: string, payload: any): Prom
       return advancePayout(ctx, ref, 'paid');
     case 'auto_payout':
       return runAutoPayout(ctx, ref);
+    case PENDING_UPDATE_JOB:
+      return expirePendingUpdate(ctx, ref, payload);
     case DEADLINE_JOB:
       return requirementsDeadline(ctx, ref, payload);
     case 'session_expire': {

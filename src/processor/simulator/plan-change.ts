@@ -1,11 +1,20 @@
-import { collectSubscriptionInvoice, createInvoice } from './billing.js';
-import { invalidRequest, noSuch } from './errors.js';
+import { collectSubscriptionInvoice, createInvoice, payInvoice } from './billing.js';
+import { cardDeclined, invalidRequest, noSuch } from './errors.js';
 import { createProrationItems, takePendingItems } from './invoice-items.js';
+import { declineMessage } from './money.js';
 import type { Params } from './params.js';
-import { getObject, newId, type Ctx, type Stored } from './store.js';
+import { getObject, newId, scheduleJob, type Ctx, type Stored } from './store.js';
 
 export const PRORATION_BEHAVIORS = ['create_prorations', 'always_invoice', 'none'] as const;
 export type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
+
+/** What a price change does when its invoice is not paid (`default_incomplete` is not modelled). */
+export const PAYMENT_BEHAVIORS = ['allow_incomplete', 'error_if_incomplete', 'pending_if_incomplete'] as const;
+export type PaymentBehavior = (typeof PAYMENT_BEHAVIORS)[number];
+/** Stripe keeps a pending update for about 23 hours. */
+export const PENDING_UPDATE_SECONDS = 23 * 3600;
+/** The job that drops a pending update at its `expires_at`. */
+export const PENDING_UPDATE_JOB = 'pending_update_expire';
 
 /** The legacy `plan` view of a recurring price, still shown on items and subscriptions. */
 export const planOf = (price: any) => ({
@@ -80,26 +89,65 @@ export async function changePrice(ctx: Ctx, sub: Stored, p: Params): Promise<voi
   const quantity = p.int('items[0][quantity]', { min: 1 });
   if (quantity !== undefined && quantity !== 1) throw invalidRequest('The simulator supports quantity 1 only.', 'items[0][quantity]');
   const behavior: ProrationBehavior = p.enumOf('proration_behavior', PRORATION_BEHAVIORS) ?? 'create_prorations';
+  const paymentBehavior: PaymentBehavior = p.enumOf('payment_behavior', PAYMENT_BEHAVIORS) ?? 'allow_incomplete';
   const start = item.current_period_start as number;
   const end = item.current_period_end as number;
   const at = p.int('proration_date') ?? ctx.now;
   if (at < start || at > end) throw invalidRequest(`proration_date must be within the subscription's current period (${start} to ${end}).`, 'proration_date');
   const priceId = p.str('items[0][price]');
   if (!priceId || priceId === item.price.id) return;
+  if (d.pending_update) {
+    throw invalidRequest(
+      `The simulator does not change the items of a subscription with a pending update: pay or void its invoice \`${sub.internal.pending_invoice ?? d.latest_invoice}\` first.`,
+      'items',
+    );
+  }
   const oldPrice = item.price;
   const newPrice = await compatiblePrice(ctx, d, priceId, 'items[0][price]');
   switchPrice(d, newPrice);
   if (d.status === 'trialing' || behavior === 'none' || at >= end) return;
   await createProrationItems(ctx, { sub: d, oldPrice, newPrice, at });
-  if (behavior === 'always_invoice') await invoiceNow(ctx, sub);
+  if (behavior !== 'always_invoice') return;
+  if (paymentBehavior === 'allow_incomplete') return void (await invoiceNow(ctx, sub));
+  await invoiceOrHold(ctx, sub, oldPrice, paymentBehavior);
 }
 
-/** always_invoice: one invoice of the pending prorations, finalized and charged at once. */
-async function invoiceNow(ctx: Ctx, sub: Stored): Promise<void> {
+/** The change's own invoice of the pending prorations, finalized (not charged yet). */
+async function updateInvoice(ctx: Ctx, sub: Stored): Promise<{ invoice: Stored; customer: Stored }> {
   const d = sub.data;
   const id = newId('in');
   const lines = await takePendingItems(ctx, sub.id, id);
   const customer = await getObject(ctx, d.customer, 'customer', { param: 'customer' });
   const invoice = await createInvoice(ctx, { id, subscription: d, customer, reason: 'subscription_update', lines, periodStart: ctx.now, periodEnd: ctx.now });
+  return { invoice, customer };
+}
+
+/** always_invoice with allow_incomplete: invoiced and charged at once; a decline makes the subscription past_due. */
+async function invoiceNow(ctx: Ctx, sub: Stored): Promise<void> {
+  const { invoice, customer } = await updateInvoice(ctx, sub);
   await collectSubscriptionInvoice(ctx, sub, invoice, customer);
+}
+
+/**
+ * always_invoice with `error_if_incomplete` or `pending_if_incomplete`: the change stands only
+ * if its invoice is paid. Declined, `error_if_incomplete` throws Stripe's 402 card error and
+ * the request's transaction rolls everything back; `pending_if_incomplete` puts the old price
+ * back, keeps the new item as `pending_update` (applied if the open invoice is paid before
+ * `expires_at`, dropped then — pending-update.ts) and leaves the status alone: no past_due, no retries.
+ */
+async function invoiceOrHold(ctx: Ctx, sub: Stored, oldPrice: any, paymentBehavior: Exclude<PaymentBehavior, 'allow_incomplete'>): Promise<void> {
+  const d = sub.data;
+  const { invoice, customer } = await updateInvoice(ctx, sub);
+  d.latest_invoice = invoice.id;
+  if (invoice.data.status === 'paid') return;
+  const payment = await payInvoice(ctx, invoice, d, customer, { nextAttempt: null });
+  if (payment.succeeded) return;
+  const code = payment.declineCode ?? 'generic_decline';
+  if (paymentBehavior === 'error_if_incomplete') throw cardDeclined(code, declineMessage(code));
+  const pendingItem = structuredClone(d.items.data[0]);
+  switchPrice(d, oldPrice);
+  const expiresAt = ctx.now + PENDING_UPDATE_SECONDS;
+  d.pending_update = { billing_cycle_anchor: null, expires_at: expiresAt, subscription_items: [pendingItem], trial_end: null, trial_from_plan: null };
+  sub.internal.pending_invoice = invoice.id;
+  await scheduleJob(ctx, PENDING_UPDATE_JOB, sub.id, expiresAt, { invoice: invoice.id });
 }

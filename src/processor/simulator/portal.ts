@@ -3,6 +3,7 @@ import { invalidRequest, missingParam } from './errors.js';
 import { changed, emit } from './events.js';
 import { Params } from './params.js';
 import { findObject, getObject, insertObject, listObjects, newId, saveObject, tbl, type Ctx, type Stored } from './store.js';
+import { waitsOn } from './pending-update.js';
 import { cancelSubscription, payAgain, updateSubscription } from './subscriptions.js';
 
 /** A portal session's URL works for an hour of simulator time. */
@@ -124,7 +125,8 @@ export async function createPortalSession(ctx: Ctx, p: Params): Promise<unknown>
 /**
  * The portal's Update card: the card is set as the payment_behavior helper sets it, then, as
  * Stripe does when a customer adds a new default payment method, every open invoice of a
- * past_due subscription is retried at once (oldest first).
+ * past_due subscription is retried at once (oldest first), and the open invoice a pending update
+ * waits on (paid: the update is applied).
  */
 export async function portalUpdateCard(ctx: Ctx, customer: Stored, paymentMethod: string): Promise<void> {
   await setCard(ctx, customer, paymentMethod);
@@ -132,7 +134,8 @@ export async function portalUpdateCard(ctx: Ctx, customer: Stored, paymentMethod
   for (const inv of [...open.data].reverse() as any[]) {
     const subId = inv.parent?.subscription_details?.subscription;
     const sub = subId ? await findObject(ctx, subId, { type: 'subscription', forUpdate: true }) : undefined;
-    if (sub?.data.status !== 'past_due') continue;
+    // A past_due subscription's invoice, or the one a pending update waits on (pending_if_incomplete).
+    if (!sub || (sub.data.status !== 'past_due' && !waitsOn(sub, inv.id))) continue;
     const invoice = await getObject(ctx, inv.id, 'invoice');
     await payAgain(ctx, invoice, sub, customer, invoice.data.next_payment_attempt);
   }

@@ -8,6 +8,7 @@ import * as customers from './customers.js';
 import * as events from './events.js';
 import * as money from './money.js';
 import * as payouts from './payouts.js';
+import * as pendingUpdate from './pending-update.js';
 import * as portal from './portal.js';
 import * as invoiceItems from './invoice-items.js';
 import * as refunds from './refunds.js';
@@ -68,6 +69,8 @@ export function registerApiRoutes(app: FastifyInstance, core: Core): void {
 
   r('GET', '/v1/invoices', (ctx, p) => billing.listInvoices(ctx, p));
   r('GET', '/v1/invoices/:id', retrieve('invoice'));
+  r('POST', '/v1/invoices/:id/pay', (ctx, _p, { id }) => subscriptions.payOpenInvoice(ctx, id!));
+  r('POST', '/v1/invoices/:id/void', (ctx, _p, { id }) => pendingUpdate.voidInvoice(ctx, id!));
   r('GET', '/v1/invoiceitems', (ctx, p) => invoiceItems.listInvoiceItems(ctx, p));
   r('GET', '/v1/invoiceitems/:id', retrieve('invoiceitem'));
 

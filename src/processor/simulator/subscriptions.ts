@@ -1,10 +1,11 @@
 import { collectSubscriptionInvoice, createInvoice, payInvoice, planLine, RETRY_DAYS } from './billing.js';
 import { DAY, periodBoundary, type Interval } from './calendar.js';
-import { invalidRequest } from './errors.js';
+import { cardDeclined, invalidRequest } from './errors.js';
 import { changed, emit } from './events.js';
-import { PLATFORM_APPLICATION, type PaymentResult } from './money.js';
+import { declineMessage, PLATFORM_APPLICATION, type PaymentResult } from './money.js';
 import type { Params } from './params.js';
 import { changePrice, planOf } from './plan-change.js';
+import { applyPendingUpdate, waitsOn } from './pending-update.js';
 import { advanceSchedule, managedBy, scheduleOfEndedSubscription } from './schedules.js';
 import { takePendingItems } from './invoice-items.js';
 import { cancelJobs, findObject, getObject, insertObject, listObjects, newId, saveObject, scheduleJob, type Ctx, type Stored } from './store.js';
@@ -189,14 +190,16 @@ export async function retryInvoice(ctx: Ctx, invoiceId: string, payload: { subsc
 }
 
 /**
- * Charges an open subscription invoice again (a scheduled retry, or at once when the customer
- * sets a new card). Paid: the remaining retries are dropped and a past_due subscription is
- * active again. Declined: the invoice shows `nextAttempt` as its next try.
+ * Charges an open subscription invoice again (a scheduled retry, at once when the customer
+ * sets a new card, or `POST /v1/invoices/{id}/pay`). Paid: the remaining retries are dropped, a
+ * pending update waiting on this invoice is applied, and a past_due subscription is active
+ * again. Declined: the invoice shows `nextAttempt` as its next try.
  */
 export async function payAgain(ctx: Ctx, invoice: Stored, sub: Stored, customer: Stored, nextAttempt: number | null): Promise<PaymentResult> {
   const payment = await payInvoice(ctx, invoice, sub.data, customer, { nextAttempt });
   if (payment.succeeded) {
     await cancelJobs(ctx, invoice.id, ['invoice_retry']);
+    if (waitsOn(sub, invoice.id)) await applyPendingUpdate(ctx, sub);
     if (sub.data.status === 'past_due') {
       const before = structuredClone(sub.data);
       sub.data.status = 'active';
@@ -205,6 +208,26 @@ export async function payAgain(ctx: Ctx, invoice: Stored, sub: Stored, customer:
     }
   }
   return payment;
+}
+
+/**
+ * POST /v1/invoices/{id}/pay: charges an open subscription invoice now (payAgain). Declined:
+ * Stripe's 402 card error, and — unlike Stripe, which records the failed attempt — nothing changes.
+ */
+export async function payOpenInvoice(ctx: Ctx, id: string): Promise<unknown> {
+  const invoice = await getObject(ctx, id, 'invoice', { param: 'invoice' });
+  if (invoice.data.status === 'paid') throw invalidRequest('Invoice is already paid', 'invoice', 'invoice_already_paid');
+  if (invoice.data.status !== 'open') throw invalidRequest(`You can only pay open invoices. This invoice (${id}) is ${invoice.data.status}.`, 'invoice');
+  const subId = invoice.data.parent?.subscription_details?.subscription;
+  const sub = subId ? await findObject(ctx, subId, { type: 'subscription', forUpdate: true }) : undefined;
+  if (!sub || sub.data.status === 'canceled') throw invalidRequest('The simulator pays only invoices of a live subscription.', 'invoice');
+  const customer = await getObject(ctx, sub.data.customer, 'customer', { param: 'customer' });
+  const payment = await payAgain(ctx, invoice, sub, customer, invoice.data.next_payment_attempt);
+  if (!payment.succeeded) {
+    const code = payment.declineCode ?? 'generic_decline';
+    throw cardDeclined(code, declineMessage(code));
+  }
+  return invoice.data;
 }
 
 export async function retrieveSubscription(ctx: Ctx, id: string): Promise<unknown> {
