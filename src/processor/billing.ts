@@ -46,6 +46,17 @@ export function createBillingCalls(stripe: Stripe) {
       );
     },
 
+    /**
+     * Closes an open hosted checkout so it can no longer be paid. Answers the session's status
+     * afterwards: `expired`; `complete` when it was paid first (the processor refuses to expire
+     * a session that is not open, and its status then says why); `open` if the call failed.
+     */
+    async expireCheckoutSession(account: string, id: string): Promise<'expired' | 'complete' | 'open'> {
+      const expired = await stripe.checkout.sessions.expire(id, {}, { stripeAccount: account }).catch(() => undefined);
+      const status: string | null = expired?.status ?? (await guarded('read the checkout session', () => stripe.checkout.sessions.retrieve(id, {}, { stripeAccount: account }))).status;
+      return status === 'complete' || status === 'expired' ? status : 'open';
+    },
+
     async retrieveCheckoutSession(account: string, id: string) {
       return guarded('read the checkout session', () => stripe.checkout.sessions.retrieve(id, {}, { stripeAccount: account }));
     },

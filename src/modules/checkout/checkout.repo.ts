@@ -63,6 +63,18 @@ export function createCheckoutRepo(db: Executor) {
       return trx.insertInto('checkout_sessions').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
+    /** The member's other hosted sessions still open in a community (one live subscription per community). */
+    async openSessionsIn(memberId: string, communityId: string) {
+      return db
+        .selectFrom('checkout_sessions as cs')
+        .innerJoin('tiers as t', 't.id', 'cs.tier_id')
+        .select(['cs.processor_session_id', 'cs.creator_id'])
+        .where('cs.member_id', '=', memberId)
+        .where('cs.status', '=', 'open')
+        .where('t.community_id', '=', communityId)
+        .execute();
+    },
+
     /** A hosted session's status as the processor reports it. */
     async setSessionStatus(processorSessionId: string, status: 'open' | 'complete' | 'expired', trx: Executor = db) {
       await trx.updateTable('checkout_sessions').set({ status, updated_at: new Date() }).where('processor_session_id', '=', processorSessionId).execute();

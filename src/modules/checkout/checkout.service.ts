@@ -44,6 +44,22 @@ export function createCheckoutService({ db, checkout, processor, accounts, succe
     return (await checkout.knownCustomer(creatorId, member.id)) ?? created;
   }
 
+  /**
+   * One live subscription per community also means one payable checkout per community: the
+   * member's earlier open sessions there are closed at the processor before a new one opens,
+   * so two tabs cannot both be paid. One that was paid meanwhile (its subscription not
+   * mirrored yet) means the member is already one: 409, as if the mirror had it.
+   */
+  async function closeEarlierCheckouts(memberId: string, communityId: string, account: string) {
+    for (const earlier of await checkout.openSessionsIn(memberId, communityId)) {
+      const status = await processor.expireCheckoutSession(account, earlier.processor_session_id);
+      if (status !== 'open') await checkout.setSessionStatus(earlier.processor_session_id, status);
+      if (status === 'complete') {
+        throw new AppError('already_member', 'Your earlier checkout for this community was just paid: change the tier of that subscription instead (GET /api/v1/member/subscriptions).');
+      }
+    }
+  }
+
   return {
     /**
      * With an Idempotency-Key the session's id and the processor's key derive from it: a
@@ -68,6 +84,7 @@ export function createCheckoutService({ db, checkout, processor, accounts, succe
       }
       // Tiers and prices can be prepared before onboarding; members pay only after it.
       await accounts.requireCharges(tier.creator_id);
+      await closeEarlierCheckouts(memberId, tier.community_id, tier.processor_account_id);
       const member = await checkout.memberContact(memberId);
 
       const customer = await customerFor(tier.creator_id, tier.processor_account_id, member);

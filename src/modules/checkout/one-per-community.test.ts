@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCheckout, subscribe } from '../../../test/billing-kit.js';
-import { buildTestApp, createCommunity, createTier, json, type TestApp } from '../../../test/helpers.js';
+import { openCheckout, pay, subscribe } from '../../../test/billing-kit.js';
+import { buildTestApp, createCommunity, createCreator, createMember, createTier, json, type TestApp } from '../../../test/helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -41,5 +41,36 @@ describe('one live subscription per member and community', () => {
     const other = await createTier(t, s.creator, s.communityId, { name: 'Elite', price_cents: 9000 });
     const res = await openCheckout(t, s.member, other.id);
     expect(res.statusCode, res.body).toBe(201);
+  });
+
+  it('closes the earlier checkout of the community when another opens, so two tabs cannot both be paid', async () => {
+    const creator = await createCreator(t);
+    const community = await createCommunity(t, creator);
+    const bronze = await createTier(t, creator, community.id, { name: 'Bronze', price_cents: 2000 });
+    const gold = await createTier(t, creator, community.id, { name: 'Gold', price_cents: 6000 });
+    const member = await createMember(t);
+    const first = json(await openCheckout(t, member, bronze.id)).data;
+    const second = await openCheckout(t, member, gold.id);
+    expect(second.statusCode, second.body).toBe(201);
+    // The first tab's session can no longer be paid; the second one can.
+    expect((await pay(t, first.processor_session_id)).status).toBe(400);
+    expect((await pay(t, json(second).data.processor_session_id)).status).toBe(200);
+  });
+
+  it('refuses a new checkout when the earlier one of the community was paid before its subscription arrived', async () => {
+    const creator = await createCreator(t);
+    const community = await createCommunity(t, creator);
+    const bronze = await createTier(t, creator, community.id, { name: 'Bronze', price_cents: 2000 });
+    const gold = await createTier(t, creator, community.id, { name: 'Gold', price_cents: 6000 });
+    const member = await createMember(t);
+    const first = json(await openCheckout(t, member, bronze.id)).data;
+    // Paid at the processor; the mirror has not seen it (its row is dropped here to stand for a late event).
+    expect((await pay(t, first.processor_session_id)).status).toBe(200);
+    await t.database.db.deleteFrom('community_members').where('member_id', '=', member.id).execute();
+    await t.database.db.updateTable('subscriptions').set({ status: 'canceled' }).where('member_id', '=', member.id).execute();
+    await t.database.db.updateTable('checkout_sessions').set({ status: 'open' }).where('processor_session_id', '=', first.processor_session_id).execute();
+    const res = await openCheckout(t, member, gold.id);
+    expect(res.statusCode, res.body).toBe(409);
+    expect(json(res).error.code).toBe('already_member');
   });
 });
