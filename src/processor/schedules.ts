@@ -31,7 +31,10 @@ export function createScheduleCalls(stripe: Stripe) {
     /**
      * Moves the subscription's only item to another price now. `always_invoice`: credit for the
      * unused time of the old price and a charge for the rest of the period at the new one,
-     * invoiced and collected at once; `none` (a trial: nothing was paid) changes the price only.
+     * invoiced and collected at once, with `payment_behavior: pending_if_incomplete` — the price
+     * changes only if that invoice is paid; declined, the subscription keeps its price and the
+     * answer carries a `pending_update` (dropped by the processor ~23 h later, its invoice voided).
+     * `none` (a trial: nothing was paid) changes the price only.
      */
     async changeSubscriptionPrice(
       account: string,
@@ -40,10 +43,27 @@ export function createScheduleCalls(stripe: Stripe) {
       return guarded('change the subscription price', () =>
         stripe.subscriptions.update(
           input.subscriptionId,
-          { items: [{ id: input.itemId, price: input.priceId }], proration_behavior: input.proration },
+          {
+            items: [{ id: input.itemId, price: input.priceId }],
+            proration_behavior: input.proration,
+            ...(input.proration === 'always_invoice' ? { payment_behavior: 'pending_if_incomplete' as const } : {}),
+          },
           keyed(account, input.idempotencyKey, 'price'),
         ),
       );
+    },
+
+    /**
+     * Voids the open invoice a declined upgrade left (the one a `pending_update` waits on), which
+     * drops that pending update, so a new price change starts clean. Each void has its own key.
+     */
+    async voidPendingUpdateInvoices(account: string, subscriptionId: string, idempotencyKey?: string) {
+      const open = await guarded('list the open invoices of the subscription', () =>
+        stripe.invoices.list({ subscription: subscriptionId, status: 'open', limit: 10 }, { stripeAccount: account }),
+      );
+      for (const invoice of open.data.filter((i) => i.billing_reason === 'subscription_update')) {
+        await guarded('void the declined upgrade invoice', () => stripe.invoices.voidInvoice(invoice.id!, {}, keyed(account, idempotencyKey, `void-${invoice.id}`)));
+      }
     },
 
     /**

@@ -66,13 +66,25 @@ export function createMemberSubscriptionsService({ db, repo, processor, sync }: 
     const scheduleId = scheduleIdOf(sub);
     // A pending downgrade would undo this at the period end: it goes first.
     if (scheduleId) await processor.releaseSchedule(account, scheduleId, key);
-    await processor.changeSubscriptionPrice(account, {
+    // An earlier upgrade whose card was declined left a pending update waiting on its open
+    // invoice. Voiding that invoice drops it, so this attempt is priced and charged afresh
+    // (now, to the tier asked for now) instead of paying the old attempt's proration.
+    if (sub.pending_update) await processor.voidPendingUpdateInvoices(account, sub.id, key);
+    const changed = await processor.changeSubscriptionPrice(account, {
       subscriptionId: sub.id,
       itemId: sub.items.data[0]!.id,
       priceId,
       proration: sub.status === 'trialing' ? 'none' : 'always_invoice',
       ...(key ? { idempotencyKey: key } : {}),
     });
+    // pending_if_incomplete: the prorated invoice was declined, so the processor kept the old
+    // price (the pending update lapses on its own); the mirror has nothing to take.
+    if (changed.pending_update) {
+      throw new AppError(
+        'payment_declined',
+        'Your card was declined, so the tier did not change: the subscription keeps its current tier and nothing was charged. Update your card in the billing portal (POST /api/v1/member/billing-portal), then try the change again.',
+      );
+    }
     return sync.read(account, sub.id);
   }
 

@@ -56,6 +56,9 @@ export function createEventHandlers(deps: {
     'customer.subscription.updated': fromSubscriptionEvent,
     'customer.subscription.deleted': fromSubscriptionEvent,
     'customer.subscription.trial_will_end': fromSubscriptionEvent,
+    // A declined upgrade's pending update (payment_behavior pending_if_incomplete) applied or lapsed.
+    'customer.subscription.pending_update_applied': fromSubscriptionEvent,
+    'customer.subscription.pending_update_expired': fromSubscriptionEvent,
     'subscription_schedule.updated': fromScheduleEvent,
     // A paid invoice also becomes a payment row, the link a later refund is traced through.
     'invoice.paid': async (event) => {
