@@ -78,6 +78,25 @@ describe('an upgrade the card declines', () => {
     expect(updates.map((i) => i.status).sort()).toEqual(['paid', 'void']);
   });
 
+  it('a new card in the billing portal pays the declined upgrade, which then applies: the mirror takes Gold from the pending_update_applied event', async () => {
+    const s = await tribe();
+    const subId = s.subscription.processor_subscription_id as string;
+    const customer = (await t.stripe.subscriptions.retrieve(subId, {}, s.opts)).customer as string;
+    await card(customer, true);
+    expect((await changeTier(s.member, s.subscription.id, s.gold)).statusCode).toBe(402);
+    await t.app.tasks.idle();
+    await holds(s, s.bronze, 1000);
+
+    const portal = await t.app.inject({ method: 'POST', url: '/api/v1/member/billing-portal', headers: s.member.headers, payload: { community_id: s.communityId } });
+    expect(portal.statusCode, portal.body).toBe(201);
+    const res = await fetch(`${json(portal).data.url}/card`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'payment_method=pm_card_visa' });
+    expect(res.status).toBe(303);
+    await t.app.tasks.idle();
+    await holds(s, s.gold, 3000);
+    expect(await lockedFor(t, s.member, s.communityId, s.post.id)).toBe(false);
+    expect(await t.stripe.subscriptions.retrieve(subId, { expand: ['latest_invoice'] }, s.opts)).toMatchObject({ pending_update: null, latest_invoice: { billing_reason: 'subscription_update', status: 'paid' } });
+  });
+
   it('left alone, the pending update lapses at the processor and the member stays on Bronze', async () => {
     const s = await tribe();
     const subId = s.subscription.processor_subscription_id as string;

@@ -82,7 +82,7 @@ export function createMemberSubscriptionsService({ db, repo, processor, sync }: 
     if (changed.pending_update) {
       throw new AppError(
         'payment_declined',
-        'Your card was declined, so the tier did not change: the subscription keeps its current tier and nothing was charged. Update your card in the billing portal (POST /api/v1/member/billing-portal), then try the change again.',
+        'Your card was declined, so the tier did not change: the subscription keeps its current tier and nothing was charged. Update your card in the billing portal (POST /api/v1/member/billing-portal) — a new card there pays this upgrade within a day — or, once the card is fixed, try the change again.',
       );
     }
     return sync.read(account, sub.id);
