@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/tx.js';
+import { memberSubscriptionsOf } from '../member-billing/member-view.js';
 
 /**
  * What a member's tier change reads. Keyed by the member (a member is one person across
@@ -31,21 +32,9 @@ export function createMemberSubscriptionsRepo(db: Executor) {
         .execute();
     },
 
-    /** The subscription as its member sees it after the change, with its scheduled change's tier name. */
+    /** The subscription as its member sees it after the change (member-billing/member-view.ts). */
     async view(memberId: string, id: string, trx: Executor = db) {
-      return trx
-        .selectFrom('subscriptions as s')
-        .innerJoin('tiers as t', 't.id', 's.tier_id')
-        .innerJoin('communities as c', 'c.id', 's.community_id')
-        .leftJoin('tiers as st', (j) => j.onRef('st.id', '=', 's.scheduled_tier_id').onRef('st.creator_id', '=', 's.creator_id'))
-        .select([
-          's.id', 's.community_id', 'c.name as community_name', 's.tier_id', 't.name as tier_name', 's.status', 's.price_cents', 's.billing_period',
-          's.current_period_end', 's.cancel_at_period_end', 's.trial_end', 's.created_at', 's.scheduled_tier_id', 'st.name as scheduled_tier_name',
-          's.scheduled_change_at',
-        ])
-        .where('s.member_id', '=', memberId)
-        .where('s.id', '=', id)
-        .executeTakeFirst();
+      return memberSubscriptionsOf(trx, memberId).where('s.id', '=', id).executeTakeFirst();
     },
   };
 }

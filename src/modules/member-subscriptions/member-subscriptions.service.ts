@@ -1,37 +1,16 @@
 import type Stripe from 'stripe';
 import type { Db } from '../../db/client.js';
-import { inTransaction, iso, isoOrNull } from '../../db/tx.js';
+import { inTransaction } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import type { Processor } from '../../processor/processor.js';
 import { scheduleIdOf } from '../../processor/schedules.js';
 import type { ProcessorRead, SubscriptionSync } from '../subscriptions/sync.js';
 import { holdsAtLeast } from '../tiers/tier-order.js';
+import { presentMemberSubscription, type MemberSubscriptionView } from '../member-billing/member-view.js';
 import type { MemberSubscriptionsRepo } from './member-subscriptions.repo.js';
 
-type ViewRow = NonNullable<Awaited<ReturnType<MemberSubscriptionsRepo['view']>>>;
-
-/** The subscription as its member sees it after a tier change: no creator's note, no processor ids. */
-const present = (r: ViewRow) => ({
-  id: r.id,
-  community_id: r.community_id,
-  community_name: r.community_name,
-  tier_id: r.tier_id,
-  tier_name: r.tier_name,
-  status: r.status,
-  price_cents: Number(r.price_cents),
-  billing_period: r.billing_period,
-  current_period_end: isoOrNull(r.current_period_end),
-  cancel_at_period_end: r.cancel_at_period_end,
-  trial_end: isoOrNull(r.trial_end),
-  created_at: iso(r.created_at),
-  scheduled_change:
-    r.scheduled_tier_id && r.scheduled_change_at
-      ? { tier_id: r.scheduled_tier_id, ...(r.scheduled_tier_name ? { tier_name: r.scheduled_tier_name } : {}), effective_at: iso(r.scheduled_change_at) }
-      : null,
-});
-
-export type ChangedSubscription = ReturnType<typeof present>;
+export type ChangedSubscription = MemberSubscriptionView;
 
 export interface MemberSubscriptionsDeps {
   db: Db;
@@ -52,7 +31,7 @@ export function createMemberSubscriptionsService({ db, repo, processor, sync }: 
   function mirrorAndAnswer(memberId: string, id: string, account: string, read: ProcessorRead, answer?: KeyedAnswer<ChangedSubscription>) {
     return inTransaction(db, answer, async (trx) => {
       await sync.apply(trx, account, read);
-      return present((await repo.view(memberId, id, trx))!);
+      return presentMemberSubscription((await repo.view(memberId, id, trx))!);
     });
   }
 
