@@ -8,6 +8,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** A community selling Bronze and Gold, and a member who has not joined it yet. */
+async function bronzeAndGold() {
+  const creator = await createCreator(t);
+  const community = await createCommunity(t, creator);
+  const bronze = await createTier(t, creator, community.id, { name: 'Bronze', price_cents: 2000 });
+  const gold = await createTier(t, creator, community.id, { name: 'Gold', price_cents: 6000 });
+  return { bronze, gold, member: await createMember(t) };
+}
+
 describe('one live subscription per member and community', () => {
   it('refuses a checkout for another tier of a community the member holds a live subscription in, naming the tier change', async () => {
     const s = await subscribe(t);
@@ -44,11 +53,7 @@ describe('one live subscription per member and community', () => {
   });
 
   it('closes the earlier checkout of the community when another opens, so two tabs cannot both be paid', async () => {
-    const creator = await createCreator(t);
-    const community = await createCommunity(t, creator);
-    const bronze = await createTier(t, creator, community.id, { name: 'Bronze', price_cents: 2000 });
-    const gold = await createTier(t, creator, community.id, { name: 'Gold', price_cents: 6000 });
-    const member = await createMember(t);
+    const { bronze, gold, member } = await bronzeAndGold();
     const first = json(await openCheckout(t, member, bronze.id)).data;
     const second = await openCheckout(t, member, gold.id);
     expect(second.statusCode, second.body).toBe(201);
@@ -58,11 +63,7 @@ describe('one live subscription per member and community', () => {
   });
 
   it('refuses a new checkout when the earlier one of the community was paid before its subscription arrived', async () => {
-    const creator = await createCreator(t);
-    const community = await createCommunity(t, creator);
-    const bronze = await createTier(t, creator, community.id, { name: 'Bronze', price_cents: 2000 });
-    const gold = await createTier(t, creator, community.id, { name: 'Gold', price_cents: 6000 });
-    const member = await createMember(t);
+    const { bronze, gold, member } = await bronzeAndGold();
     const first = json(await openCheckout(t, member, bronze.id)).data;
     // Paid at the processor; the mirror has not seen it (its row is dropped here to stand for a late event).
     expect((await pay(t, first.processor_session_id)).status).toBe(200);
