@@ -4,6 +4,7 @@ import * as billing from './billing.js';
 import * as catalog from './catalog.js';
 import * as checkout from './checkout.js';
 import type { Core } from './core.js';
+import { cancelSchedule } from './schedule-cancel.js';
 import * as customers from './customers.js';
 import * as events from './events.js';
 import * as money from './money.js';
@@ -79,7 +80,7 @@ export function registerApiRoutes(app: FastifyInstance, core: Core): void {
   r('GET', '/v1/subscription_schedules/:id', retrieve('subscription_schedule', 'subscription_schedule'));
   r('POST', '/v1/subscription_schedules/:id', (ctx, p, { id }) => schedules.updateSchedule(ctx, id!, p));
   r('POST', '/v1/subscription_schedules/:id/release', (ctx, _p, { id }) => schedules.releaseSchedule(ctx, id!));
-  r('POST', '/v1/subscription_schedules/:id/cancel', (ctx, _p, { id }) => schedules.cancelSchedule(ctx, id!));
+  r('POST', '/v1/subscription_schedules/:id/cancel', (ctx, _p, { id }) => cancelSchedule(ctx, id!));
 
   r('POST', '/v1/billing_portal/configurations', (ctx, p) => portal.createConfiguration(ctx, p));
   r('GET', '/v1/billing_portal/configurations', (ctx, p) => portal.listConfigurations(ctx, p));

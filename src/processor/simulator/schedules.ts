@@ -4,7 +4,6 @@ import { changed, emit } from './events.js';
 import type { Params } from './params.js';
 import { compatiblePrice, PRORATION_BEHAVIORS, switchPrice } from './plan-change.js';
 import { findObject, getObject, insertObject, listObjects, newId, saveObject, type Ctx, type Stored } from './store.js';
-import { endSubscription } from './subscriptions.js';
 
 /**
  * Subscription Schedules, the subset a paid community needs: a schedule made from an existing
@@ -48,7 +47,7 @@ function feePercent(p: Params, phase: number): number | undefined {
   return v;
 }
 
-const notModifiable = (status: string, verb: string) =>
+export const notModifiable = (status: string, verb: string) =>
   invalidRequest(`You cannot ${verb} a subscription schedule that is currently in the \`${status}\` status. It must be in either the \`not_started\` or \`active\` status to be ${verb === 'update' ? 'updated' : `${verb}d`}.`);
 
 /** POST /v1/subscription_schedules `{from_subscription}`. */
@@ -181,17 +180,6 @@ export async function releaseSchedule(ctx: Ctx, id: string): Promise<unknown> {
   await saveObject(ctx, sub);
   await emit(ctx, 'customer.subscription.updated', sub.data, changed(before, sub.data));
   return sched.data;
-}
-
-/** POST /v1/subscription_schedules/{id}/cancel: cancels the subscription now, as Stripe does. */
-export async function cancelSchedule(ctx: Ctx, id: string): Promise<unknown> {
-  const sched = await getObject(ctx, id, 'subscription_schedule', { param: 'id', noun: 'subscription_schedule' });
-  if (sched.data.status !== 'active') throw notModifiable(sched.data.status, 'cancel');
-  const sub = await getObject(ctx, sched.data.subscription, 'subscription', { param: 'subscription' });
-  sub.data.canceled_at = ctx.now;
-  sub.data.cancellation_details.reason = 'cancellation_requested';
-  await endSubscription(ctx, sub, ctx.now);
-  return (await getObject(ctx, id, 'subscription_schedule', { noun: 'subscription_schedule' })).data;
 }
 
 /** A subscription attached to a schedule has ended: the schedule is canceled with it. */
