@@ -13,6 +13,8 @@ export interface ProrationInput {
   newPrice: any;
   /** The moment of the change (proration_date). */
   at: number;
+  /** Only the credit for the old price's unused time (a change of interval bills the new price in full). */
+  creditOnly?: boolean;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function createProrationItems(ctx: Ctx, input: ProrationInput): Pro
   const lines = [
     { price: oldPrice, amount: -prorate(oldPrice.unit_amount, remaining, end - start), what: 'Unused time', credited },
     { price: newPrice, amount: prorate(newPrice.unit_amount, remaining, end - start), what: 'Remaining time', credited: null },
-  ];
+  ].slice(0, input.creditOnly ? 1 : 2);
   const out: Stored[] = [];
   for (const l of lines) {
     const product = await getObject(ctx, l.price.product, 'product', { param: 'items[0][price]' });

@@ -1,6 +1,6 @@
 import { invalidRequest } from './errors.js';
 import { changed, emit } from './events.js';
-import { PENDING_UPDATE_JOB, switchPrice } from './plan-change.js';
+import { PENDING_UPDATE_JOB, reanchor, switchPrice } from './sub-period.js';
 import { cancelJobs, findObject, getObject, saveObject, type Ctx, type Stored } from './store.js';
 
 /**
@@ -16,7 +16,10 @@ export const waitsOn = (sub: Stored, invoiceId: string): boolean => Boolean(sub.
 async function clearPending(ctx: Ctx, sub: Stored, event: string, apply: boolean): Promise<void> {
   const d = sub.data;
   const before = structuredClone(d);
+  const anchor: number | null = d.pending_update.billing_cycle_anchor;
   if (apply) switchPrice(d, d.pending_update.subscription_items[0].price);
+  // A change of interval resets the billing cycle to the moment it was asked for (its invoice billed that period).
+  if (apply && anchor !== null) await reanchor(ctx, sub, anchor);
   d.pending_update = null;
   delete sub.internal.pending_invoice;
   await saveObject(ctx, sub);

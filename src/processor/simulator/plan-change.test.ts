@@ -153,7 +153,7 @@ describe('price change without an immediate invoice', () => {
 });
 
 describe('price change refusals', () => {
-  it('refuses another currency or another interval with a 400, and an unknown item with a 404', async () => {
+  it('refuses another currency with a 400, and an unknown item with a 404', async () => {
     const { c, price } = await thirtyDayCreator();
     const sub = await member(c);
     const eur = await price(4999, 'day', 30, 'eur');
@@ -162,7 +162,6 @@ describe('price change refusals', () => {
     await expect(change({ items: [{ id: itemOf(sub).id, price: eur.id }] })).rejects.toMatchObject({
       statusCode: 400, message: 'Cannot combine currencies on a single customer. This customer has had a subscription, coupon, or invoice item with currency usd',
     });
-    await expect(change({ items: [{ id: itemOf(sub).id, price: monthly.id }] })).rejects.toMatchObject({ statusCode: 400, param: 'items[0][price]' });
     await expect(change({ items: [{ id: 'si_nope', price: monthly.id }] })).rejects.toMatchObject({ statusCode: 404, message: "No such subscription item: 'si_nope'" });
     await expect(change({ items: [{ id: itemOf(sub).id, price: eur.id }], proration_behavior: 'sometimes' as 'none' })).rejects.toMatchObject({ statusCode: 400 });
     expect(itemOf(await kit.stripe.subscriptions.retrieve(sub.id, {}, c.opts)).price.id).toBe(itemOf(sub).price.id);

@@ -2,8 +2,10 @@ import { collectSubscriptionInvoice, createInvoice, payInvoice } from './billing
 import { cardDeclined, invalidRequest, noSuch } from './errors.js';
 import { createProrationItems, takePendingItems } from './invoice-items.js';
 import { declineMessage } from './money.js';
+import { changeInterval } from './interval-change.js';
 import type { Params } from './params.js';
-import { getObject, newId, scheduleJob, type Ctx, type Stored } from './store.js';
+import { holdPendingUpdate, sameInterval, switchPrice } from './sub-period.js';
+import { getObject, newId, type Ctx, type Stored } from './store.js';
 
 export const PRORATION_BEHAVIORS = ['create_prorations', 'always_invoice', 'none'] as const;
 export type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
@@ -11,45 +13,11 @@ export type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
 /** What a price change does when its invoice is not paid (`default_incomplete` is not modelled). */
 export const PAYMENT_BEHAVIORS = ['allow_incomplete', 'error_if_incomplete', 'pending_if_incomplete'] as const;
 export type PaymentBehavior = (typeof PAYMENT_BEHAVIORS)[number];
-/** Stripe keeps a pending update for about 23 hours. */
-export const PENDING_UPDATE_SECONDS = 23 * 3600;
-/** The job that drops a pending update at its `expires_at`. */
-export const PENDING_UPDATE_JOB = 'pending_update_expire';
-
-/** The legacy `plan` view of a recurring price, still shown on items and subscriptions. */
-export const planOf = (price: any) => ({
-  id: price.id,
-  object: 'plan',
-  active: price.active,
-  amount: price.unit_amount,
-  amount_decimal: price.unit_amount_decimal,
-  billing_scheme: 'per_unit',
-  created: price.created,
-  currency: price.currency,
-  interval: price.recurring.interval,
-  interval_count: price.recurring.interval_count,
-  livemode: false,
-  metadata: price.metadata,
-  meter: null,
-  nickname: price.nickname,
-  product: price.product,
-  tiers_mode: null,
-  transform_usage: null,
-  trial_period_days: null,
-  usage_type: 'licensed',
-});
-
-/** Puts `price` on the subscription's one item (and its `plan` views). */
-export function switchPrice(sub: any, price: any): void {
-  const item = sub.items.data[0];
-  item.price = price;
-  item.plan = planOf(price);
-  sub.plan = planOf(price);
-}
+export { PENDING_UPDATE_JOB, PENDING_UPDATE_SECONDS, planOf, switchPrice } from './sub-period.js';
 
 /**
- * Loads a price a subscription may move to: active, recurring, same account, and — in this
- * model, which keeps the billing cycle — the same currency, interval and interval_count.
+ * Loads a price a subscription may move to: active, recurring, same account and currency
+ * (another interval is allowed: a change now resets the billing cycle anchor, interval-change.ts).
  */
 export async function compatiblePrice(ctx: Ctx, sub: any, priceId: string, param: string): Promise<any> {
   const price = (await getObject(ctx, priceId, 'price', { param })).data;
@@ -59,20 +27,14 @@ export async function compatiblePrice(ctx: Ctx, sub: any, priceId: string, param
   if (price.currency !== current.currency) {
     throw invalidRequest(`Cannot combine currencies on a single customer. This customer has had a subscription, coupon, or invoice item with currency ${current.currency}`, param);
   }
-  const r = price.recurring;
-  const c = current.recurring;
-  if (r.interval !== c.interval || r.interval_count !== c.interval_count) {
-    throw invalidRequest(
-      `The simulator changes a subscription only to a price with the same billing interval (${c.interval_count} ${c.interval}); this price bills every ${r.interval_count} ${r.interval}.`,
-      param,
-    );
-  }
   return price;
 }
 
 /**
  * POST /v1/subscriptions/{id} with `items[0][id]` and `items[0][price]`: the price changes
- * now, keeping the billing cycle. During a trial nothing is prorated (as on Stripe); otherwise
+ * now. During a trial nothing is prorated or invoiced (as on Stripe). A price of another
+ * interval resets the billing cycle and is invoiced at once (interval-change.ts). Otherwise the
+ * billing cycle is kept and
  * `proration_behavior` decides: `create_prorations` (default) leaves the credit and charge
  * pending for the next renewal, `always_invoice` invoices and charges them at once, `none`
  * prorates nothing. The caller saves the subscription and emits its update.
@@ -104,6 +66,9 @@ export async function changePrice(ctx: Ctx, sub: Stored, p: Params): Promise<voi
   }
   const oldPrice = item.price;
   const newPrice = await compatiblePrice(ctx, d, priceId, 'items[0][price]');
+  if (d.status !== 'trialing' && !sameInterval(oldPrice, newPrice)) {
+    return changeInterval(ctx, sub, { oldPrice, newPrice, at, credit: behavior !== 'none', paymentBehavior });
+  }
   switchPrice(d, newPrice);
   if (d.status === 'trialing' || behavior === 'none' || at >= end) return;
   await createProrationItems(ctx, { sub: d, oldPrice, newPrice, at });
@@ -146,8 +111,5 @@ async function invoiceOrHold(ctx: Ctx, sub: Stored, oldPrice: any, paymentBehavi
   if (paymentBehavior === 'error_if_incomplete') throw cardDeclined(code, declineMessage(code));
   const pendingItem = structuredClone(d.items.data[0]);
   switchPrice(d, oldPrice);
-  const expiresAt = ctx.now + PENDING_UPDATE_SECONDS;
-  d.pending_update = { billing_cycle_anchor: null, expires_at: expiresAt, subscription_items: [pendingItem], trial_end: null, trial_from_plan: null };
-  sub.internal.pending_invoice = invoice.id;
-  await scheduleJob(ctx, PENDING_UPDATE_JOB, sub.id, expiresAt, { invoice: invoice.id });
+  await holdPendingUpdate(ctx, sub, pendingItem, invoice.id, null);
 }

@@ -98,12 +98,12 @@ describe('subscription schedules', () => {
     await expect.poll(() => kit.receiver.ofType('customer.subscription.deleted', (s) => s.id === sub.id).length).toBe(1);
   });
 
-  it('refuses a next phase in another interval and schedules made without from_subscription', async () => {
+  it('refuses a next phase in another currency and schedules made without from_subscription', async () => {
     const { c, sub } = await memberWithCheaperPrice();
-    const yearly = await kit.stripe.prices.create({ product: c.product.id, currency: 'usd', unit_amount: 19999, recurring: { interval: 'year' } }, c.opts);
+    const eur = await kit.stripe.prices.create({ product: c.product.id, currency: 'eur', unit_amount: 1999, recurring: { interval: 'month' } }, c.opts);
     const schedule = await kit.stripe.subscriptionSchedules.create({ from_subscription: sub.id }, c.opts);
     await expect(
-      kit.stripe.subscriptionSchedules.update(schedule.id, { phases: [{ items: [{ price: c.price.id }], start_date: itemOf(sub).current_period_start }, { items: [{ price: yearly.id }], duration: { interval: 'year' } }] }, c.opts),
+      kit.stripe.subscriptionSchedules.update(schedule.id, { phases: [{ items: [{ price: c.price.id }], start_date: itemOf(sub).current_period_start }, { items: [{ price: eur.id }], duration: { interval: 'month' } }] }, c.opts),
     ).rejects.toMatchObject({ statusCode: 400, param: 'phases[1][items][0][price]' });
     await expect(kit.stripe.subscriptionSchedules.create({ customer: sub.customer as string, phases: [{ items: [{ price: c.price.id }] }] }, c.opts)).rejects.toMatchObject({ statusCode: 400, param: 'from_subscription' });
     await expect(kit.stripe.subscriptionSchedules.retrieve('sub_sched_nope', {}, c.opts)).rejects.toMatchObject({ statusCode: 404, message: "No such subscription_schedule: 'sub_sched_nope'" });

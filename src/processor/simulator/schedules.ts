@@ -2,13 +2,14 @@ import { periodBoundary } from './calendar.js';
 import { invalidRequest, missingParam, StripeError } from './errors.js';
 import { changed, emit } from './events.js';
 import type { Params } from './params.js';
-import { compatiblePrice, PRORATION_BEHAVIORS, switchPrice } from './plan-change.js';
+import { compatiblePrice, PRORATION_BEHAVIORS } from './plan-change.js';
+import { firstPeriodEnd, sameInterval, switchPrice } from './sub-period.js';
 import { findObject, getObject, insertObject, listObjects, newId, saveObject, type Ctx, type Stored } from './store.js';
 
 /**
  * Subscription Schedules, the subset a paid community needs: a schedule made from an existing
  * subscription (phase 0 = its current period at its price), and at most one next phase of one
- * iteration at another price of the same currency and interval — "change at period end". The
+ * iteration at another price of the same currency (any interval) — "change at period end". The
  * renewal job (subscriptions.ts runCycle) calls advanceSchedule at each period boundary.
  */
 
@@ -106,7 +107,8 @@ export async function createSchedule(ctx: Ctx, p: Params): Promise<unknown> {
 /**
  * POST /v1/subscription_schedules/{id}: phase 0 stays the current period at the current
  * price (its dates and price may be restated, not changed); phase 1, if given, is one
- * billing period of another compatible price from the current period's end.
+ * billing period of another price of the same currency from the current period's end, counted
+ * in that price's own interval.
  */
 export async function updateSchedule(ctx: Ctx, id: string, p: Params): Promise<unknown> {
   const sched = await getObject(ctx, id, 'subscription_schedule', { param: 'id', noun: 'subscription_schedule' });
@@ -139,7 +141,10 @@ export async function updateSchedule(ctx: Ctx, id: string, p: Params): Promise<u
       if (!priceId) throw missingParam('phases[1][items][0][price]');
       const price = await compatiblePrice(ctx, sub.data, priceId, 'phases[1][items][0][price]');
       const r = price.recurring;
-      const end = periodBoundary(Number(sub.internal.anchor), r.interval, r.interval_count, Number(sub.internal.cycle) + 1);
+      // Same interval: the next period from the billing anchor; another: one new interval from the phase's start.
+      const end = sameInterval(price, sub.data.items.data[0].price)
+        ? periodBoundary(Number(sub.internal.anchor), r.interval, r.interval_count, Number(sub.internal.cycle) + 1)
+        : firstPeriodEnd(price, current.end_date);
       // One period at the new price, however it is said: iterations (older API versions), duration or end_date.
       const iterations = p.int('phases[1][iterations]', { min: 1 });
       if (iterations !== undefined && iterations !== 1) throw invalidRequest('The simulator supports a next phase of one iteration only.', 'phases[1][iterations]');
@@ -213,7 +218,13 @@ export async function advanceSchedule(ctx: Ctx, sub: Stored): Promise<'cancel' |
     }
     await release(ctx, sched, sub);
   } else {
-    switchPrice(sub.data, (await getObject(ctx, next.items[0].price, 'price', { param: 'phases' })).data);
+    const price = (await getObject(ctx, next.items[0].price, 'price', { param: 'phases' })).data;
+    if (!sameInterval(price, sub.data.items.data[0].price)) {
+      // Another interval: the billing cycle restarts at the phase's start, so the renewal opens one new interval.
+      Object.assign(sub.internal, { anchor: next.start_date, cycle: 0 });
+      sub.data.billing_cycle_anchor = next.start_date;
+    }
+    switchPrice(sub.data, price);
     if (next.application_fee_percent !== null) sub.data.application_fee_percent = next.application_fee_percent;
     sched.internal.phase = i + 1;
     const phaseBefore = s.current_phase;

@@ -4,7 +4,8 @@ import { cardDeclined, invalidRequest } from './errors.js';
 import { changed, emit } from './events.js';
 import { declineMessage, PLATFORM_APPLICATION, type PaymentResult } from './money.js';
 import type { Params } from './params.js';
-import { changePrice, planOf } from './plan-change.js';
+import { changePrice } from './plan-change.js';
+import { planOf, setPeriod } from './sub-period.js';
 import { applyPendingUpdate, waitsOn } from './pending-update.js';
 import { advanceSchedule, managedBy, scheduleOfEndedSubscription } from './schedules.js';
 import { takePendingItems } from './invoice-items.js';
@@ -13,16 +14,6 @@ import { cancelJobs, findObject, getObject, insertObject, listObjects, newId, sa
 export { RETRY_DAYS } from './billing.js';
 /** Stripe sends customer.subscription.trial_will_end three days before a trial ends. */
 const TRIAL_WILL_END_DAYS = 3;
-
-/** Sets the current period on the subscription and its item (the 2025+ API keeps it on items). */
-function setPeriod(sub: any, start: number, end: number): void {
-  const item = sub.items.data[0];
-  item.current_period_start = start;
-  item.current_period_end = end;
-  // Older API versions read these at the top level; keeping them costs nothing.
-  sub.current_period_start = start;
-  sub.current_period_end = end;
-}
 
 export interface StartInput {
   customer: Stored;
