@@ -82,6 +82,26 @@ describe('an upgrade', () => {
     expect(charge - credit).toBeLessThan(PRICES.gold - PRICES.bronze);
   });
 
+  it('from a monthly tier to a yearly one credits the unused month, charges the year at once and starts a yearly period', async () => {
+    const { creator, communityId, tiers, opts } = await tribe();
+    const yearly = await createTier(t, creator, communityId, { name: 'Yearly', price_cents: 30_000, billing_period: 'yearly' });
+    const { member, subscription } = await join(creator, tiers.bronze);
+    await advanceDays(t, 10);
+
+    const res = await changeTier(member, subscription.id, yearly.id);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res).data).toMatchObject({ tier_id: yearly.id, billing_period: 'yearly', price_cents: 30_000, status: 'active' });
+    const sub = await t.stripe.subscriptions.retrieve(subscription.processor_subscription_id, { expand: ['latest_invoice'] }, opts);
+    const invoice = sub.latest_invoice as Stripe.Invoice;
+    const item = itemOf(sub);
+    // A new billing cycle from the change: the whole year is charged, the unused month credited.
+    expect(item.current_period_end - item.current_period_start).toBeGreaterThanOrEqual(365 * 86_400);
+    expect(invoice.status).toBe('paid');
+    expect(invoice.lines.data.map((l) => l.amount).sort((a, b) => a - b)).toEqual([expect.any(Number), 30_000]);
+    expect(invoice.total).toBeGreaterThan(30_000 - PRICES.bronze);
+    expect(invoice.total).toBeLessThan(30_000);
+  });
+
   it('moves MRR and the tier mix to Gold the moment it takes effect, and the member record shows the change', async () => {
     const { creator, tiers } = await tribe();
     const { member, subscription } = await join(creator, tiers.bronze);
