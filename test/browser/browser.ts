@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/**
+ * A real browser for tests: Debian's `chromium` package driven by playwright-core (Playwright's
+ * own browser download cannot be reached from here, and CI must not depend on a CDN).
+ * `.ci/run` installs the package when it is missing and sets BROWSER_TESTS=required, so there
+ * a missing browser fails the run; on a machine without it (a fresh clone with only Node and
+ * npm) the browser tests are skipped and say why.
+ */
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/lib/chromium/chromium'].filter(
+  (p): p is string => typeof p === 'string' && p.length > 0,
+);
+
+export const chromiumPath: string | undefined = CANDIDATES.find((p) => fs.existsSync(p));
+
+if (!chromiumPath && process.env.BROWSER_TESTS === 'required') {
+  throw new Error(`BROWSER_TESTS=required but no chromium at ${CANDIDATES.join(', ')}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`);
+}
+
+export const browserSkipReason = chromiumPath ? undefined : 'no chromium on this machine (apt-get install chromium, or set CHROMIUM_PATH); CI installs it';
+
+export async function launchBrowser(): Promise<Browser> {
+  // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+  return chromium.launch({ executablePath: chromiumPath!, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+/** Every URL the page asked for, and every console error and uncaught exception it had. */
+export function watch(page: Page) {
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { requests, errors };
+}

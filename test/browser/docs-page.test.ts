@@ -1,0 +1,38 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers.js';
+import { browserSkipReason, launchBrowser, watch } from './browser.js';
+
+/**
+ * The API reference in a real browser (DESIGN §3: served offline, no CDN): it draws every
+ * operation of the document, asks nothing of any other origin, and logs no error.
+ */
+describe.skipIf(browserSkipReason !== undefined)(`the docs page in Chromium${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin: string;
+  beforeAll(async () => {
+    t = await buildTestApp({ webhooks: true });
+    const { port } = t.app.server.address() as { port: number };
+    origin = `http://127.0.0.1:${port}`;
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('draws every operation of the document from the server alone, without an error', async () => {
+    const page = await browser.newPage();
+    const seen = watch(page);
+    const response = await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' });
+    expect(response?.status()).toBe(200);
+    const doc = t.app.swagger() as { paths: Record<string, Record<string, unknown>> };
+    const operations = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).length, 0);
+    await page.waitForSelector('.opblock', { timeout: 15_000 });
+    expect(await page.locator('.opblock').count()).toBe(operations);
+    expect(seen.requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'))).toEqual([]);
+    expect(seen.errors).toEqual([]);
+    await page.close();
+  });
+});
