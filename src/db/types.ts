@@ -289,6 +289,8 @@ export interface PaymentsTable {
   subscription_id: string;
   processor_invoice_id: string;
   processor_payment_intent_id: string;
+  /** The tier the payment paid for (migration 0025); null for payments mirrored before it. */
+  tier_id: ColumnType<string | null, string | null | undefined, string | null>;
   amount_cents: number;
   currency: string;
   paid_at: Date | string;

@@ -73,10 +73,11 @@ export function createMemberBillingRepo(db: Executor) {
       return db
         .selectFrom('subscriptions as s')
         .innerJoin('payments as p', (j) => j.onRef('p.creator_id', '=', 's.creator_id').onRef('p.subscription_id', '=', 's.id'))
-        .innerJoin('tiers as t', 't.id', 's.tier_id')
+        // The tier the payment paid for; the subscription's for payments mirrored before it was kept.
+        .innerJoin('tiers as t', (j) => j.on((eb) => eb('t.id', '=', eb.fn.coalesce('p.tier_id', 's.tier_id'))))
         .innerJoin('communities as c', 'c.id', 's.community_id')
         .select([
-          'p.id', 'p.subscription_id', 's.community_id', 'c.name as community_name', 's.tier_id', 't.name as tier_name',
+          'p.id', 'p.subscription_id', 's.community_id', 'c.name as community_name', 't.id as tier_id', 't.name as tier_name',
           'p.amount_cents', 'p.currency', 'p.paid_at', 'p.processor_payment_intent_id',
         ])
         .where('s.member_id', '=', memberId)

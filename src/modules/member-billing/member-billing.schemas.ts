@@ -45,7 +45,10 @@ export const MemberPayment = Type.Object({
   community_id: Uuid,
   community_name: Type.String({ maxLength: COMMUNITY_NAME_MAX }),
   tier_id: Uuid,
-  tier_name: Type.String({ maxLength: TIER_NAME_MAX, description: "The subscription's tier now (a tier change since does not rename past payments' tier)." }),
+  tier_name: Type.String({
+    maxLength: TIER_NAME_MAX,
+    description: "The tier the payment paid for (an upgrade's prorated invoice: the new tier). Payments mirrored before this was kept (migration 0025) show the subscription's tier.",
+  }),
   amount_cents: Int64({ description: 'What was charged (the paid invoice).' }),
   refunded_cents: Int64({ description: 'What refunds that have not failed or been canceled give back of it.' }),
   currency: Currency,

@@ -80,6 +80,12 @@ describe('an upgrade', () => {
     expect(invoice).toMatchObject({ billing_reason: 'subscription_update', status: 'paid', total: charge - credit });
     expect(charge - credit).toBeGreaterThan(0);
     expect(charge - credit).toBeLessThan(PRICES.gold - PRICES.bronze);
+
+    // The member's receipts name the tier each payment paid for (the invoice's event arrives a moment later).
+    await eventually(t, async () => {
+      const payments = json(await t.app.inject({ method: 'GET', url: '/api/v1/member/payments', headers: member.headers })).data as Array<{ tier_name: string; amount_cents: number }>;
+      expect(payments.map((p) => [p.tier_name, p.amount_cents])).toEqual([['Gold', charge - credit], ['Bronze', PRICES.bronze]]);
+    });
   });
 
   it('from a monthly tier to a yearly one credits the unused month, charges the year at once and starts a yearly period', async () => {

@@ -12,6 +12,18 @@ type InvoiceWithLinks = Stripe.Invoice & {
 
 const idOf = (v: string | { id: string } | null | undefined) => (typeof v === 'string' ? v : v?.id);
 
+type Line = { amount: number; pricing?: { price_details?: { price?: string | { id: string } | null } | null } | null; price?: { id: string } | null };
+
+/**
+ * The price an invoice charged for: its largest line — a renewal's only line, or beside an
+ * upgrade's credit for unused time, the new price's charge.
+ */
+function chargedPrice(invoice: Stripe.Invoice): string | undefined {
+  const lines = (invoice.lines?.data ?? []) as unknown as Line[];
+  const top = lines.reduce<Line | undefined>((best, l) => (!best || l.amount > best.amount ? l : best), undefined);
+  return idOf(top?.pricing?.price_details?.price) ?? top?.price?.id;
+}
+
 /**
  * Paid invoices and their refunds, mirrored so that a refund made anywhere — this API or
  * the processor's dashboard — shows up against its subscription. A payment row links the
@@ -26,6 +38,10 @@ export function createPaymentsSync({ db, processor }: { db: Db; processor: Proce
     if (invoice.status !== 'paid' || !subscriptionId || !paymentIntent || !invoice.id) return false;
     const sub = await trx.selectFrom('subscriptions').select(['id', 'creator_id']).where('processor_subscription_id', '=', subscriptionId).executeTakeFirst();
     if (!sub) return false;
+    const price = chargedPrice(invoice);
+    const tier = price
+      ? await trx.selectFrom('tier_prices').select('tier_id').where('creator_id', '=', sub.creator_id).where('processor_price_id', '=', price).executeTakeFirst()
+      : undefined;
     const inserted = await trx
       .insertInto('payments')
       .values({
@@ -34,6 +50,7 @@ export function createPaymentsSync({ db, processor }: { db: Db; processor: Proce
         subscription_id: sub.id,
         processor_invoice_id: invoice.id,
         processor_payment_intent_id: paymentIntent,
+        tier_id: tier?.tier_id ?? null,
         amount_cents: invoice.amount_paid,
         currency: invoice.currency,
         paid_at: new Date((invoice.status_transitions?.paid_at ?? invoice.created) * 1000),
