@@ -146,6 +146,9 @@ function uuidFrom(bytes: Buffer): string {
  * `redact` takes out of the stored answer what must never be stored (a new secret): a replay
  * answers it redacted, and the route's OpenAPI says so.
  */
+/** The `redact` of an answer carrying a link that works as a credential (a hosted page's URL): stored and replayed as null. */
+export const withoutUrl = <T extends { url: string | null }>(data: T): T => ({ ...data, url: null });
+
 export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyReply, redact?: (data: T) => T): KeyedAnswer<T> | undefined {
   const claimed = request.idempotency;
   if (!claimed) return undefined;

@@ -1,12 +1,11 @@
 import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { creatorOf } from '../../http/auth.js';
 import { authErrors, conflictError, Ok, processorError } from '../../http/schemas.js';
-import { answerInTransaction } from '../../http/idempotency.js';
+import { answerInTransaction, withoutUrl } from '../../http/idempotency.js';
 import { Account, DashboardLink, OnboardingLink } from './account.schemas.js';
 import type { AccountService } from './account.service.js';
 
 const tags = ['Account'];
-const withoutUrl = <T extends { url: string | null }>(link: T): T => ({ ...link, url: null });
 
 /** The creator's own processor account (DESIGN §8): its state, onboarding, and the processor's dashboard. */
 export function accountRoutes(service: AccountService): FastifyPluginAsyncTypebox {

@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { answerInTransaction } from '../../http/idempotency.js';
+import { answerInTransaction, withoutUrl } from '../../http/idempotency.js';
 import { conflictError, errorResponse, IdParams, Ok, OkList, PaginationQuery, processorError } from '../../http/schemas.js';
 import { memberOf } from '../members/member-auth.js';
 import { memberAuthErrors, memberSecurity } from '../members/members.schemas.js';
@@ -7,7 +7,6 @@ import { BillingPortalBody, BillingPortalLink, MemberPayment, MemberSubscription
 import type { MemberBillingService } from './member-billing.service.js';
 
 const tags = ['Member billing'];
-const withoutUrl = (link: BillingPortalLink): BillingPortalLink => ({ ...link, url: null });
 const subscriptionNotFound = { 404: errorResponse("No such subscription of this member (another member's is not found either).") };
 
 const KEYED =
