@@ -15,3 +15,6 @@ function findRoot(from: string): string {
 }
 
 export const PROJECT_ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/** The built dashboard (npm run build: scripts/build-dashboard.ts writes it, src/modules/dashboard serves it). */
+export const DASHBOARD_DIST = path.join(PROJECT_ROOT, 'dist', 'dashboard');
