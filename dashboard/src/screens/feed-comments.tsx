@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.js';
 import type { Schemas } from '../api/types.js';
-import { count, dateTime } from '../format.js';
+import { dateTime } from '../format.js';
 import { href } from '../router.js';
 import { Confirm } from '../ui/confirm.js';
 import { Show, useLoad } from '../ui/load.js';
@@ -40,7 +40,6 @@ export function Comments({ postId, id, onDeleted }: { postId: string; id: string
                 ))}
               </ul>
               {pagination.pages > 1 ? <Pager page={pagination.page} pages={pagination.pages} total={pagination.total} noun="comments" onPage={setPage} /> : null}
-              {pagination.pages <= 1 ? <p class="hint">{count(pagination.total)} comments</p> : null}
             </>
           )
         }

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, messageOf, ok } from '../api/client.js';
 import { useLoad } from '../ui/load.js';
 import { Card, ErrorMessage, Field, valueOf } from '../ui/parts.js';
@@ -25,6 +25,9 @@ export function Composer(props: { post?: Post; communities: Community[]; communi
       draft.community_id ? ok(await api.GET('/api/v1/tiers', { params: { query: { page: 1, limit: 100, community_id: draft.community_id } } })).data : [],
     [draft.community_id],
   );
+  // Keyboard and screen-reader users land in the form they just opened, not on the button.
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => form.current?.querySelector<HTMLElement>(post ? 'textarea' : 'select')?.focus(), []);
   const prefix = post ? `edit-${post.id}` : 'new';
   const id = (name: string) => `${prefix}-${name}`;
 
@@ -45,7 +48,7 @@ export function Composer(props: { post?: Post; communities: Community[]; communi
 
   return (
     <Card title={post ? 'Edit post' : 'New post'} class="composer">
-      <form onSubmit={save} noValidate>
+      <form ref={form} onSubmit={save} noValidate>
         <div class="grid2">
           <Field id={id('community')} label="Community" hint={post ? 'A post stays in the community it was written in.' : undefined}>
             <select

@@ -48,9 +48,11 @@ export function PostRow({ post, lookup, onChanged }: { post: Post; lookup: Looku
             <span data-testid="post-pinned">Pinned</span>
           </Badge>
         ) : null}
-        <span class={`badge lock ${post.tier_min_id ? 'locked' : 'open'}`} data-testid="post-lock" data-tier-id={post.tier_min_id ?? ''}>
+        <span class={`badge lock ${post.tier_min_id ? 'locked' : 'open'}`}>
           <span class="sr-only">Who can read it: </span>
-          {lockLabel(post, lookup.tiers)}
+          <span data-testid="post-lock" data-tier-id={post.tier_min_id ?? ''}>
+            {lockLabel(post, lookup.tiers)}
+          </span>
         </span>
         <span>{community?.name ?? 'Another community'}</span>
         <span>
@@ -108,7 +110,7 @@ export function PostRow({ post, lookup, onChanged }: { post: Post; lookup: Looku
           <p>
             The post of {dateTime(post.created_at)} disappears from every feed at once. Its {plural(post.kudos_count, 'kudos', 'kudos')},{' '}
             {plural(post.comments_count, 'comment', 'comments')}, {plural(post.views_count, 'view', 'views')}
-            {post.poll ? ` and ${plural(post.poll.voters, 'poll vote', 'poll votes')}` : ''} stop counting anywhere. It cannot be brought back.
+            {post.poll ? ` and the poll votes of ${plural(post.poll.voters, 'member', 'members')}` : ''} stop counting anywhere. It cannot be brought back.
           </p>
         </Confirm>
       ) : null}

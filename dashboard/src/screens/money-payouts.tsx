@@ -1,6 +1,6 @@
 import { api, ok } from '../api/client.js';
 import type { Schemas } from '../api/types.js';
-import { date, dateTime, money } from '../format.js';
+import { date, money } from '../format.js';
 import { href, navigate, type Route } from '../router.js';
 import { Show, useLoad } from '../ui/load.js';
 import { Badge, Card, Empty, Pager, Table } from '../ui/parts.js';
@@ -72,14 +72,14 @@ function PayoutRow({ payout: p }: { payout: Payout }) {
   return (
     <tr data-testid="payout-row" data-payout-id={p.id} data-status={p.status}>
       <th scope="row" class="nowrap">
-        {dateTime(p.created_at)}
+        {date(p.created_at)}
       </th>
-      <td class="num">{money(p.amount_cents, p.currency)}</td>
+      <td class="amount">{money(p.amount_cents, p.currency)}</td>
       <td>
         <Badge tone={state.tone}>{state.label}</Badge>
       </td>
       <td class="nowrap">{p.status === 'failed' || p.status === 'canceled' ? '—' : date(p.arrival_date)}</td>
-      <td>{p.method === 'manual' ? 'Asked for' : 'On schedule'}</td>
+      <td class="nowrap">{p.method === 'manual' ? 'Asked for' : 'On schedule'}</td>
       <td class="payout-detail">
         {p.failure_reason ? <span class="failure">{p.failure_reason} </span> : null}
         {p.status === 'failed' ? 'The amount returns to your available balance.' : null}
