@@ -110,7 +110,7 @@ export function PostRow({ post, lookup, onChanged }: { post: Post; lookup: Looku
           <p>
             The post of {dateTime(post.created_at)} disappears from every feed at once. Its {plural(post.kudos_count, 'kudos', 'kudos')},{' '}
             {plural(post.comments_count, 'comment', 'comments')}, {plural(post.views_count, 'view', 'views')}
-            {post.poll ? ` and the poll votes of ${plural(post.poll.voters, 'member', 'members')}` : ''} stop counting anywhere. It cannot be brought back.
+            {post.poll?.voters ? ` and the poll votes of ${plural(post.poll.voters, 'member', 'members')}` : ''} stop counting anywhere. It cannot be brought back.
           </p>
         </Confirm>
       ) : null}

@@ -24,9 +24,12 @@ export function Feed({ route }: { route: Route }) {
   );
   const [composing, setComposing] = useState(false);
   const [notice, setNotice] = useState<string>();
+  // The names are read again with the posts: a tier or community made since (in another tab,
+  // or by a script) must name its posts and be offered in the composer.
   const changed = (message?: string) => {
     setNotice(message);
     setVersion((n) => n + 1);
+    lookup.reload();
   };
 
   return (
@@ -42,6 +45,7 @@ export function Feed({ route }: { route: Route }) {
           onClick={() => {
             setNotice(undefined);
             setComposing(true);
+            lookup.reload();
           }}
         >
           New post

@@ -53,7 +53,7 @@ export function Payouts({ route, version }: { route: Route; version: number }) {
             </Empty>
           ) : (
             <>
-              <Table caption="Payouts, newest first" head={['Created', 'Amount', 'State', 'Arrives', 'How', 'Details']}>
+              <Table caption="Payouts, newest first" head={['Created', 'Amount', 'State', 'Arrives', 'Type', 'Details']}>
                 {data.map((p) => (
                   <PayoutRow payout={p} />
                 ))}
@@ -79,7 +79,7 @@ function PayoutRow({ payout: p }: { payout: Payout }) {
         <Badge tone={state.tone}>{state.label}</Badge>
       </td>
       <td class="nowrap">{p.status === 'failed' || p.status === 'canceled' ? '—' : date(p.arrival_date)}</td>
-      <td class="nowrap">{p.method === 'manual' ? 'Asked for' : 'On schedule'}</td>
+      <td class="nowrap">{p.method === 'manual' ? 'Manual' : 'Automatic'}</td>
       <td class="payout-detail">
         {p.failure_reason ? <span class="failure">{p.failure_reason} </span> : null}
         {p.status === 'failed' ? 'The amount returns to your available balance.' : null}
