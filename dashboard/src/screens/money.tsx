@@ -1,13 +1,13 @@
 import './money.css';
 import { useState } from 'preact/hooks';
-import { api, messageOf, ok } from '../api/client.js';
+import { api, ApiError, messageOf, ok } from '../api/client.js';
 import type { DataOf, Schemas } from '../api/types.js';
 import { dateTime, money } from '../format.js';
 import { Show, useLoad } from '../ui/load.js';
 import { Card, ErrorMessage, Stat } from '../ui/parts.js';
 import { ManualPayout } from './money-manual.js';
 import { Payouts } from './money-payouts.js';
-import type { Route } from '../router.js';
+import { href, type Route } from '../router.js';
 
 type Account = DataOf<'/api/v1/account', 'get'>;
 type Balance = Schemas['Balance'];
@@ -118,15 +118,18 @@ function Schedule({ account: a, balance, onPaidOut }: { account: Account; balanc
 function ProcessorDashboard() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  const [onboarding, setOnboarding] = useState(false);
   async function open() {
     setBusy(true);
     setError(undefined);
+    setOnboarding(false);
     try {
       const { url } = ok(await api.POST('/api/v1/account/dashboard-link')).data;
       if (url) location.assign(url);
       else setError('The processor gave no link this time: try again.');
     } catch (err) {
-      setError(messageOf(err));
+      setError(withoutRoutes(messageOf(err)));
+      setOnboarding(err instanceof ApiError && err.code === 'onboarding_required');
     } finally {
       setBusy(false);
     }
@@ -140,6 +143,14 @@ function ProcessorDashboard() {
         </button>
       </div>
       {error ? <ErrorMessage message={error} /> : null}
+      {onboarding ? (
+        <p>
+          <a href={href('overview')}>Set up payments from the overview</a>.
+        </p>
+      ) : null}
     </div>
   );
 }
+
+/** The API's message without the route it names for developers ("(POST /api/v1/…)"). */
+const withoutRoutes = (message: string) => message.replace(/ \((?:GET|POST|PATCH|DELETE) \/api\/[^)]*\)/g, '');
