@@ -32,7 +32,7 @@ export function CancelDialog(props: { member: MemberRecord; subscription: Histor
     const after = answer.current;
     const ends = after?.current_period_end ? dateTime(after.current_period_end) : 'the end of the period';
     props.onDone(
-      after && !after.cancel_at_period_end
+      after?.status === 'canceled'
         ? `${member.name}’s ${s.tier_name} subscription is canceled: access has ended and nothing was refunded.`
         : `${member.name}’s ${s.tier_name} subscription will end on ${ends}; they keep access until then and will not be charged again.`,
     );

@@ -49,7 +49,14 @@ export function Member({ route }: { route: Route }) {
               <Stat testId="member-comments-30d" label="Comments, 30 days" value={count(member.engagement.posts_count_30d)} />
               <Stat testId="member-streak" label="Workout streak" value={days(member.engagement.streak_days)} />
             </section>
-            <div role="status">{notice ? <p class="notice" data-testid="member-notice">{notice}</p> : null}</div>
+            <div role="status">
+              {notice ? (
+                <p class="notice" data-testid="member-notice">
+                  {notice}
+                </p>
+              ) : null}
+            </div>
+            {record.state === 'loading' ? <p class="loading">Updating…</p> : null}
             <Card title="Subscriptions">
               {member.subscription_history.length === 0 ? (
                 <Empty>No subscriptions in your communities.</Empty>

@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ok } from '../api/client.js';
 import type { Schemas } from '../api/types.js';
-import { useLoad } from '../ui/load.js';
+import type { Loaded } from '../ui/load.js';
 import { ErrorMessage, Field, valueOf } from '../ui/parts.js';
 import { setFilters, SORTS, STATUSES, type Filters, type MemberStatus, type Sort } from './members-query.js';
 
 type Community = Schemas['Community'];
+type Tier = Schemas['Tier'];
 
 /** Typing waits this long after the last key before the list asks again. */
 const SEARCH_DELAY_MS = 300;
@@ -15,11 +15,7 @@ const SEARCH_DELAY_MS = 300;
  * shared link keeps them). The tier select lists the chosen community's tiers only, since a
  * tier filter means "in the tier's community".
  */
-export function MemberFilters({ filters, communities }: { filters: Filters; communities: Community[] }) {
-  const tiers = useLoad(async () => {
-    const query = { page: 1, limit: 100, ...(filters.community_id ? { community_id: filters.community_id } : {}) };
-    return ok(await api.GET('/api/v1/tiers', { params: { query } })).data;
-  }, [filters.community_id]);
+export function MemberFilters({ filters, communities, tiers }: { filters: Filters; communities: Community[]; tiers: Loaded<Tier[]> }) {
   const communityName = (id: string) => communities.find((c) => c.id === id)?.name;
   const set = (patch: Partial<Filters>) => setFilters(filters, patch);
 
@@ -81,23 +77,30 @@ export function MemberFilters({ filters, communities }: { filters: Filters; comm
 /** The search box: its own text while typing, the hash's once typing pauses. */
 function SearchField({ value, onSearch }: { value: string; onSearch: (q: string) => void }) {
   const [text, setText] = useState(value);
-  const input = useRef<HTMLInputElement>(null);
+  const sent = useRef(value);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  // A link or the back button changed the search: show it, unless the person is typing.
+  // A search this box did not send (a link, the back button, "clear the filters") replaces
+  // the text; the echo of its own search does not, as the person may have typed on since.
   useEffect(() => {
-    if (document.activeElement !== input.current) setText(value);
+    if (value === sent.current) return;
+    clearTimeout(timer.current);
+    sent.current = value;
+    setText(value);
   }, [value]);
   useEffect(() => () => clearTimeout(timer.current), []);
   function type(next: string) {
     setText(next);
     clearTimeout(timer.current);
-    timer.current = setTimeout(() => next.trim() !== value && onSearch(next.trim()), SEARCH_DELAY_MS);
+    timer.current = setTimeout(() => {
+      if (next.trim() === sent.current) return;
+      sent.current = next.trim();
+      onSearch(next.trim());
+    }, SEARCH_DELAY_MS);
   }
   return (
     <Field id="members-search" label="Search" hint="Name or e-mail">
       <input
         id="members-search"
-        ref={input}
         type="search"
         value={text}
         maxLength={200}

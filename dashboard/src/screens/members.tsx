@@ -12,6 +12,7 @@ import { apiFilters, PAGE_SIZE, readFilters, setFilters, STATUSES, type Filters 
 
 type Community = Schemas['Community'];
 type Item = Schemas['MemberListItem'];
+type Tier = Schemas['Tier'];
 
 /**
  * Everyone who ever subscribed to one of the creator's communities (GET /members): filters in
@@ -23,8 +24,18 @@ export function Members({ route }: { route: Route }) {
   const query = apiFilters(filters);
   const key = JSON.stringify(query);
   const communities = useLoad(async () => ok(await api.GET('/api/v1/communities', { params: { query: { page: 1, limit: 100 } } })).data, []);
-  const list = useLoad(async () => ok(await api.GET('/api/v1/members', { params: { query: { ...query, page: filters.page, limit: PAGE_SIZE } } })), [key, filters.page]);
+  const tiers = useLoad(async () => {
+    const query = { page: 1, limit: 100, ...(filters.community_id ? { community_id: filters.community_id } : {}) };
+    return ok(await api.GET('/api/v1/tiers', { params: { query } })).data;
+  }, [filters.community_id]);
+  // The answer keeps the filters it answers: while the next one loads, the sentence above the
+  // table still describes the rows shown.
+  const list = useLoad(
+    async () => ({ ...ok(await api.GET('/api/v1/members', { params: { query: { ...query, page: filters.page, limit: PAGE_SIZE } } })), filters }),
+    [key, filters.page],
+  );
   const total = list.data?.pagination;
+  const names = { communities: communities.data ?? [], tiers: tiers.data ?? [] };
 
   return (
     <>
@@ -33,21 +44,22 @@ export function Members({ route }: { route: Route }) {
         {total ? <MembersExport query={query} total={total.total} estimate={total.total_is_estimate} /> : null}
       </div>
       <Card>
-        <MemberFilters filters={filters} communities={communities.data ?? []} />
+        <MemberFilters filters={filters} communities={names.communities} tiers={tiers} />
       </Card>
       <Show result={list} label="members">
-        {({ data, pagination }) => (
+        {({ data, pagination, filters: shown }) => (
           <Card class={list.state === 'loading' ? 'members-list stale' : 'members-list'}>
-            <p class="members-total" data-testid="members-total" aria-live="polite">
-              {total?.total_is_estimate ? 'About ' : ''}
+            <p class="members-total" data-testid="members-total">
+              {pagination.total_is_estimate ? 'About ' : ''}
               {count(pagination.total)} {pagination.total === 1 ? 'member' : 'members'}
-              {describe(filters, communities.data ?? [])}
+              {describe(shown, names)}
             </p>
-            {data.length === 0 ? (
-              <NoMembers filters={filters} />
-            ) : (
-              <MemberTable items={data} communities={communities.data ?? []} />
-            )}
+            {list.state === 'loading' ? (
+              <p class="loading" role="status">
+                Updating…
+              </p>
+            ) : null}
+            {data.length === 0 ? <NoMembers filters={shown} /> : <MemberTable items={data} communities={names.communities} />}
             {pagination.pages > 1 ? (
               <Pager
                 page={pagination.page}
@@ -66,11 +78,11 @@ export function Members({ route }: { route: Route }) {
 }
 
 /** What the total counts, in words: "at risk, in Força Total, matching "ana"". */
-function describe(f: Filters, communities: Community[]): string {
+function describe(f: Filters, { communities, tiers }: { communities: Community[]; tiers: Tier[] }): string {
   const parts = [
     f.status ? STATUSES.find((s) => s.value === f.status)!.label.toLowerCase() : '',
     f.community_id ? `in ${communities.find((c) => c.id === f.community_id)?.name ?? 'the chosen community'}` : '',
-    f.tier_id ? 'in the chosen tier' : '',
+    f.tier_id ? `in the ${tiers.find((t) => t.id === f.tier_id)?.name ?? 'chosen'} tier` : '',
     f.joined_after ? `who joined after ${date(`${f.joined_after}T00:00:00Z`)}` : '',
     f.q ? `matching “${f.q}”` : '',
   ].filter(Boolean);
