@@ -14,10 +14,8 @@ export function MemberActivity({ member }: { member: MemberRecord }) {
   return (
     <>
       <Workouts member={member} />
-      <div class="grid2">
-        <Records member={member} />
-        <Challenges member={member} />
-      </div>
+      <Records member={member} />
+      <Challenges member={member} />
     </>
   );
 }
@@ -54,18 +52,20 @@ function Workouts({ member }: { member: MemberRecord }) {
           <p class="hint" data-testid="member-workouts-total">
             {count(items.length)} of {count(member.workouts.total)} workouts, newest first
           </p>
-          <Table caption="Workouts logged" head={['Performed', 'Workout', 'Community', 'Sets']}>
-            {items.map((w) => (
-              <tr data-testid="workout-row">
-                <th scope="row" class="nowrap">
-                  {dateTime(w.performed_at)}
-                </th>
-                <td>{w.workout_name ?? 'Own workout'}</td>
-                <td>{(w.community_id && communities.get(w.community_id)) ?? '—'}</td>
-                <td class="num">{count(w.sets_count)}</td>
-              </tr>
-            ))}
-          </Table>
+          <div class="num-cols-4">
+            <Table caption="Workouts logged" head={['Performed', 'Workout', 'Community', 'Sets']}>
+              {items.map((w) => (
+                <tr data-testid="workout-row">
+                  <th scope="row" class="nowrap">
+                    {dateTime(w.performed_at)}
+                  </th>
+                  <td>{w.workout_name ?? 'Own workout'}</td>
+                  <td>{(w.community_id && communities.get(w.community_id)) ?? '—'}</td>
+                  <td class="num">{count(w.sets_count)}</td>
+                </tr>
+              ))}
+            </Table>
+          </div>
           {hasMore ? (
             <div class="actions pager">
               <button type="button" onClick={loadMore} disabled={busy} data-testid="more-workouts">
@@ -90,17 +90,19 @@ function Records({ member }: { member: MemberRecord }) {
       {member.personal_records.length === 0 ? (
         <Empty>No personal records yet: a record is a set that beats the member’s earlier best.</Empty>
       ) : (
-        <Table caption="Personal records, newest first" head={['Exercise', 'Record', 'Best', 'Before', 'Set on']}>
-          {member.personal_records.map((r) => (
-            <tr data-testid="pr-row">
-              <th scope="row">{r.exercise_name}</th>
-              <td>{KIND[r.kind]}</td>
-              <td class="num">{UNIT[r.kind](r.value)}</td>
-              <td class="num">{UNIT[r.kind](r.previous_value)}</td>
-              <td class="nowrap">{date(r.performed_at)}</td>
-            </tr>
-          ))}
-        </Table>
+        <div class="num-cols-3 num-cols-4">
+          <Table caption="Personal records, newest first" head={['Exercise', 'Record', 'Best', 'Before', 'Set on']}>
+            {member.personal_records.map((r) => (
+              <tr data-testid="pr-row">
+                <th scope="row">{r.exercise_name}</th>
+                <td>{KIND[r.kind]}</td>
+                <td class="num">{UNIT[r.kind](r.value)}</td>
+                <td class="num">{UNIT[r.kind](r.previous_value)}</td>
+                <td class="nowrap">{date(r.performed_at)}</td>
+              </tr>
+            ))}
+          </Table>
+        </div>
       )}
     </Card>
   );
@@ -114,17 +116,19 @@ function Challenges({ member }: { member: MemberRecord }) {
       {member.challenges.length === 0 ? (
         <Empty>Not in any of your challenges.</Empty>
       ) : (
-        <Table caption="Challenges taken part in" head={['Challenge', 'State', 'Score', 'Rank', 'Joined']}>
-          {member.challenges.map((c) => (
-            <tr data-testid="challenge-row">
-              <th scope="row">{c.name}</th>
-              <td>{CHALLENGE[c.status]}</td>
-              <td class="num">{count(c.score)}</td>
-              <td class="num">#{count(c.rank)}</td>
-              <td class="nowrap">{date(c.joined_at)}</td>
-            </tr>
-          ))}
-        </Table>
+        <div class="num-cols-3 num-cols-4">
+          <Table caption="Challenges taken part in" head={['Challenge', 'State', 'Score', 'Rank', 'Joined']}>
+            {member.challenges.map((c) => (
+              <tr data-testid="challenge-row">
+                <th scope="row">{c.name}</th>
+                <td>{CHALLENGE[c.status]}</td>
+                <td class="num">{count(c.score)}</td>
+                <td class="num">#{count(c.rank)}</td>
+                <td class="nowrap">{date(c.joined_at)}</td>
+              </tr>
+            ))}
+          </Table>
+        </div>
       )}
     </Card>
   );

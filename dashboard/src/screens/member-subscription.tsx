@@ -55,9 +55,9 @@ export function SubscriptionBlock(props: { member: MemberRecord; subscription: H
             <dd>{dateTime(s.trial_end)}</dd>
           </>
         ) : null}
-        {!ENDED.has(s.status) && s.current_period_end ? (
+        {!ENDED.has(s.status) && s.current_period_end && (s.status !== 'trialing' || s.cancel_at_period_end) ? (
           <>
-            <dt>{s.cancel_at_period_end ? 'Ends' : 'Renews'}</dt>
+            <dt>{s.cancel_at_period_end ? 'Ends' : s.status === 'active' ? 'Renews' : 'Current period ends'}</dt>
             <dd>
               {dateTime(s.current_period_end)}
               {s.cancel_at_period_end ? ' (canceled at the end of the period)' : ''}
@@ -129,18 +129,20 @@ function Payments({ subscription: s }: { subscription: HistoryItem }) {
   return (
     <>
       <h4>Payments and refunds</h4>
-      <Table caption={`Payments and refunds of the ${s.tier_name} subscription`} head={['Date', 'Kind', 'Amount', 'State']}>
-        {rows.map((r) => (
-          <tr data-testid={r.what === 'Refund' ? 'refund-row' : 'payment-row'}>
-            <th scope="row" class="nowrap">
-              {dateTime(r.at)}
-            </th>
-            <td>{r.what}</td>
-            <td class="num">{r.amount}</td>
-            <td>{r.state}</td>
-          </tr>
-        ))}
-      </Table>
+      <div class="num-cols-3">
+        <Table caption={`Payments and refunds of the ${s.tier_name} subscription`} head={['Date', 'Kind', 'Amount', 'State']}>
+          {rows.map((r) => (
+            <tr data-testid={r.what === 'Refund' ? 'refund-row' : 'payment-row'}>
+              <th scope="row" class="nowrap">
+                {dateTime(r.at)}
+              </th>
+              <td>{r.what}</td>
+              <td class="num">{r.amount}</td>
+              <td>{r.state}</td>
+            </tr>
+          ))}
+        </Table>
+      </div>
     </>
   );
 }

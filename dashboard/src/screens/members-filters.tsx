@@ -98,13 +98,12 @@ function SearchField({ value, onSearch }: { value: string; onSearch: (q: string)
     }, SEARCH_DELAY_MS);
   }
   return (
-    <Field id="members-search" label="Search" hint="Name or e-mail">
+    <Field id="members-search" label="Search name or e-mail">
       <input
         id="members-search"
         type="search"
         value={text}
         maxLength={200}
-        aria-describedby="members-search-hint"
         autocomplete="off"
         onInput={(e) => type(valueOf(e))}
         data-testid="members-search"

@@ -59,7 +59,17 @@ export function Members({ route }: { route: Route }) {
                 Updating…
               </p>
             ) : null}
-            {data.length === 0 ? <NoMembers filters={shown} /> : <MemberTable items={data} communities={names.communities} />}
+            {data.length === 0 && pagination.total > 0 ? (
+              <Empty>
+                This page is past the last one. <a href={href('members', { ...shown, page: '' })}>Go to the first page</a>.
+              </Empty>
+            ) : data.length === 0 ? (
+              <NoMembers filters={shown} />
+            ) : (
+              <div class="num-cols-5 num-cols-6 num-cols-7">
+                <MemberTable items={data} communities={names.communities} />
+              </div>
+            )}
             {pagination.pages > 1 ? (
               <Pager
                 page={pagination.page}
