@@ -1,17 +1,19 @@
 import './members.css';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.js';
 import type { Schemas } from '../api/types.js';
 import { count, date, dateTime } from '../format.js';
-import { href, type Route } from '../router.js';
-import { Show, useLoad } from '../ui/load.js';
+import type { Route } from '../router.js';
+import { Show, useLoad, type Loaded } from '../ui/load.js';
 import { Card, Empty, Stat } from '../ui/parts.js';
 import { MemberActivity } from './member-activity.js';
 import { SubscriptionBlock } from './member-subscription.js';
 import { days, MemberBadge } from './members-labels.js';
+import { listHref } from './members-query.js';
 
 export type MemberRecord = Schemas['MemberRecord'];
 export type HistoryItem = MemberRecord['subscription_history'][number];
+type Page = { member: MemberRecord; currencies: Map<string, string> };
 
 /**
  * One member as GET /members/{id} has them: status and engagement, every subscription with
@@ -21,19 +23,24 @@ export type HistoryItem = MemberRecord['subscription_history'][number];
 export function Member({ route }: { route: Route }) {
   const id = route.parts[1] ?? '';
   const [notice, setNotice] = useState<string>();
+  useEffect(() => setNotice(undefined), [id]);
   const record = useLoad(async () => {
     // A mistyped link: say so, rather than the API's validation message about a path parameter.
     if (!UUID.test(id)) throw new Error('This link does not name a member. Open one from the members list.');
     const member = ok(await api.GET('/api/v1/members/{id}', { params: { path: { id } } })).data;
     return { member, currencies: await tierCurrencies(member) };
   }, [id]);
+  // Another member's page still on screen while this one loads would show the wrong person.
+  const shown: Loaded<Page> =
+    record.data?.member.id === id ? record : record.state === 'error' ? { state: 'error', error: record.error } : { state: 'loading' };
 
   return (
     <>
-      <a class="back" href={href('members')}>
+      <a class="back" href={listHref()}>
         ← All members
       </a>
-      <Show result={record} label="the member">
+      {shown.data ? null : <h1>Member</h1>}
+      <Show result={shown} label="the member">
         {({ member, currencies }) => (
           <>
             <div class="member-head">
@@ -57,7 +64,7 @@ export function Member({ route }: { route: Route }) {
                 </p>
               ) : null}
             </div>
-            {record.state === 'loading' ? <p class="loading">Updating…</p> : null}
+            {shown.state === 'loading' ? <p class="loading">Updating…</p> : null}
             <Card title="Subscriptions">
               {member.subscription_history.length === 0 ? (
                 <Empty>No subscriptions in your communities.</Empty>

@@ -83,3 +83,11 @@ export function apiFilters(f: Filters): Omit<ListQuery, 'page' | 'limit'> {
     sort: f.sort,
   };
 }
+
+/**
+ * The list as last shown (its hash, filters and page included), so "All members" on a member's
+ * page goes back to the same filtered list. Kept for this page's life only, like the hash.
+ */
+let lastList = '#/members';
+export const rememberList = (hash: string) => void (lastList = hash);
+export const listHref = () => lastList;

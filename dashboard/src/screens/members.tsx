@@ -8,7 +8,7 @@ import { Card, Empty, Pager, Table } from '../ui/parts.js';
 import { MembersExport } from './members-export.js';
 import { MemberFilters } from './members-filters.js';
 import { days, SubscriptionBadge } from './members-labels.js';
-import { apiFilters, PAGE_SIZE, readFilters, setFilters, STATUSES, type Filters } from './members-query.js';
+import { apiFilters, PAGE_SIZE, readFilters, rememberList, setFilters, STATUSES, type Filters } from './members-query.js';
 
 type Community = Schemas['Community'];
 type Item = Schemas['MemberListItem'];
@@ -21,6 +21,7 @@ type Tier = Schemas['Tier'];
  */
 export function Members({ route }: { route: Route }) {
   const filters = readFilters(route);
+  rememberList(location.hash);
   const query = apiFilters(filters);
   const key = JSON.stringify(query);
   const communities = useLoad(async () => ok(await api.GET('/api/v1/communities', { params: { query: { page: 1, limit: 100 } } })).data, []);
