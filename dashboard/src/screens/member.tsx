@@ -2,7 +2,7 @@ import './members.css';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.js';
 import type { Schemas } from '../api/types.js';
-import { count, date, dateTime } from '../format.js';
+import { count, date } from '../format.js';
 import type { Route } from '../router.js';
 import { Show, useLoad, type Loaded } from '../ui/load.js';
 import { Card, Empty, Stat } from '../ui/parts.js';
@@ -51,8 +51,7 @@ export function Member({ route }: { route: Route }) {
               {member.email} · member since {date(member.joined_at)}
             </p>
             <section class="stats" aria-label="Engagement">
-              <Stat testId="member-last-active" label="Last active" value={member.engagement.last_active_at ? date(member.engagement.last_active_at) : 'Never'}
-                hint={member.engagement.last_active_at ? dateTime(member.engagement.last_active_at) : undefined} />
+              <Stat testId="member-last-active" label="Last active" value={member.engagement.last_active_at ? date(member.engagement.last_active_at) : 'Never'} />
               <Stat testId="member-workouts-30d" label="Workouts, 30 days" value={count(member.engagement.workouts_completed_30d)} />
               <Stat testId="member-comments-30d" label="Comments, 30 days" value={count(member.engagement.posts_count_30d)} />
               <Stat testId="member-streak" label="Workout streak" value={days(member.engagement.streak_days)} />

@@ -50,7 +50,7 @@ export function Members({ route }: { route: Route }) {
       <Show result={list} label="members">
         {({ data, pagination, filters: shown }) => (
           <Card class={list.state === 'loading' ? 'members-list stale' : 'members-list'}>
-            <p class="members-total" data-testid="members-total">
+            <p class="members-total" data-testid="members-total" data-total={pagination.total} data-estimate={String(pagination.total_is_estimate)}>
               {pagination.total_is_estimate ? 'About ' : ''}
               {count(pagination.total)} {pagination.total === 1 ? 'member' : 'members'}
               {describe(shown, names)}
