@@ -14,6 +14,7 @@ import { ErrorBody, Pagination } from './http/schemas.js';
 import { registerValidation } from './http/validation.js';
 import { ApiKey, Creator } from './modules/admin/admin.schemas.js';
 import { CreatorApiKey } from './modules/api-keys/api-keys.schemas.js';
+import { DashboardSession } from './modules/dashboard-sessions/sessions.schemas.js';
 import { Community } from './modules/communities/communities.schemas.js';
 import { DiscoverCommunity } from './modules/discover/discover.schemas.js';
 import { Member } from './modules/members/members.schemas.js';
@@ -72,12 +73,13 @@ export const LOG_REDACT = [
 
 /**
  * Request lines as Fastify writes them, but with the `link` of an onboarding page's URL
- * hidden: it opens a processor onboarding link for its creator (src/modules/account).
+ * hidden (it opens a processor onboarding link for its creator, src/modules/account) and the
+ * `token` of a dashboard sign-in link (it signs its holder in, src/modules/dashboard-sessions).
  */
 export const LOG_SERIALIZERS = {
   req: (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
     method: req.method,
-    url: req.url.replace(/([?&]link=)[^&]*/g, '$1[redacted]'),
+    url: req.url.replace(/([?&](?:link|token)=)[^&]*/g, '$1[redacted]'),
     host: req.host,
     remoteAddress: req.ip,
     remotePort: req.socket?.remotePort,
@@ -111,7 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
-  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, CreatorApiKey, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard, Poll, MemberPoll, Post, MemberPost, LockedPost, Comment, MemberComment, Kudos, CreatorMetrics, CommunityMetrics, Cohorts, MetricsHistory]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, CreatorApiKey, DashboardSession, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard, Poll, MemberPoll, Post, MemberPost, LockedPost, Comment, MemberComment, Kudos, CreatorMetrics, CommunityMetrics, Cohorts, MetricsHistory]) app.addSchema(schema);
 
   // JSON only. An empty body counts as no body (clients send Content-Type on bodiless POSTs).
   app.removeAllContentTypeParsers();

@@ -10,6 +10,7 @@ import { adminTokenForClient } from './http/admin-token.js';
 const USAGE = `Usage: npm run --silent cli -- <command>
 
   creators create --name NAME --email EMAIL   create a creator and its first API key
+  creators login-link --email EMAIL            a one-time sign-in link to the creator's dashboard (works once, for an hour)
   api-keys create --creator CREATOR_ID         issue another key for a creator
   api-keys list --creator CREATOR_ID           list a creator's keys (no secrets)
   api-keys revoke --key KEY_ID                 revoke a key
@@ -74,6 +75,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   switch (command) {
     case 'creators create':
       return call(env, 'POST', '/creators', { name: required(values, 'name'), email: required(values, 'email') });
+    case 'creators login-link':
+      return call(env, 'POST', '/login-links', { email: required(values, 'email') });
     case 'api-keys create':
       return call(env, 'POST', `/creators/${encodeURIComponent(required(values, 'creator'))}/api-keys`);
     case 'api-keys list':

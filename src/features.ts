@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { runExclusive } from './db/locks.js';
+import { DASHBOARD_DIST } from './paths.js';
 import { creatorAuth } from './http/auth.js';
 import type { Processor } from './processor/processor.js';
 import { accountPages } from './modules/account/account.pages.js';
@@ -18,6 +19,11 @@ import { communitiesRoutes } from './modules/communities/communities.routes.js';
 import { createCommunitiesRepo } from './modules/communities/communities.repo.js';
 import { createCommunitiesService } from './modules/communities/communities.service.js';
 import { createCreatorsRepo } from './modules/creators/creators.repo.js';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
+import { createSessionsRepo, type SessionsRepo } from './modules/dashboard-sessions/sessions.repo.js';
+import { adminLoginLinkRoutes, sessionsRoutes } from './modules/dashboard-sessions/sessions.routes.js';
+import { createSessionsService } from './modules/dashboard-sessions/sessions.service.js';
+import { signInPage } from './modules/dashboard-sessions/sign-in.page.js';
 import { createDiscoverRepo } from './modules/discover/discover.repo.js';
 import { discoverRoutes } from './modules/discover/discover.routes.js';
 import { createDiscoverService } from './modules/discover/discover.service.js';
@@ -108,14 +114,20 @@ const METRICS_FOLD_LOCK_ID = 7_321_004_120;
 /** Daily, on every node (rows another node is deleting are skipped). */
 const RETENTION_INTERVAL_MS = 24 * 3600_000;
 
-/** Deletes what is kept only for a while: processed events past retention, expired member tokens and onboarding-link tokens. */
+/** Deletes what is kept only for a while: processed events past retention, expired member tokens, onboarding-link tokens, dashboard sign-in links and ended sessions. */
 export async function purgeRetained(
   inbox: Inbox,
   members: Pick<MembersRepo, 'purgeExpiredTokens'>,
   retentionDays: number,
   accounts?: Pick<AccountRepo, 'purgeLinkTokens'>,
+  sessions?: Pick<SessionsRepo, 'purge'>,
 ) {
-  return { events: await inbox.purgeProcessed(retentionDays), tokens: await members.purgeExpiredTokens(), linkTokens: (await accounts?.purgeLinkTokens()) ?? 0 };
+  return {
+    events: await inbox.purgeProcessed(retentionDays),
+    tokens: await members.purgeExpiredTokens(),
+    linkTokens: (await accounts?.purgeLinkTokens()) ?? 0,
+    dashboardSessions: (await sessions?.purge()) ?? 0,
+  };
 }
 
 /** What the features are built from (app.ts adds the logger). */
@@ -129,6 +141,8 @@ export interface FeatureDeps {
   webhookSecrets: string[];
   /** The service's wall clock (the processor keeps its own); tests move it. */
   now?: () => Date;
+  /** Where the built dashboard is (default dist/dashboard); tests build one of their own. */
+  dashboardDir?: string;
 }
 
 export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
@@ -204,12 +218,16 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   app.decorate('metricsHistory', history);
   const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), challenges, now });
 
+  const sessionsRepo = createSessionsRepo(db);
+  const dashboardSessions = createSessionsService({ db, sessions: sessionsRepo, creators, publicUrl: config.publicUrl });
+
   await app.register(healthRoutes(database.ping));
   await app.register(adminRoutes(createAdminService({ db, creators, processor, accounts: accountSync, logger }), deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(
     async (api) => {
-      api.addHook('onRequest', creatorAuth(creators, tasks));
+      api.addHook('onRequest', creatorAuth(creators, tasks, { sessions: sessionsRepo, publicUrl: config.publicUrl }));
       await api.register(apiKeysRoutes(createApiKeysService({ db, creators })));
+      await api.register(sessionsRoutes(dashboardSessions));
       await api.register(accountRoutes(accounts));
       await api.register(communitiesRoutes(communities));
       await api.register(tiersRoutes(tiers));
@@ -247,14 +265,17 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   await app.register(reconcileRoutes(reconciler, deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(ledgerRoutes(payouts, deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(webhookEventsRoutes(inbox, deps.adminToken), { prefix: '/api/v1/admin' });
+  await app.register(adminLoginLinkRoutes(dashboardSessions, deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(checkoutPages);
   await app.register(accountPages(accounts));
+  await app.register(dashboardRoutes(deps.dashboardDir ?? DASHBOARD_DIST));
+  await app.register(signInPage(dashboardSessions));
   await app.register(webhookRoutes({ stripe: processor.stripe, secrets: deps.webhookSecrets, inbox, tasks }), { prefix: '/api/v1' });
 
   // Retries of failed events, and events a crashed process had acknowledged but not done.
   const stopPolling = every(5000, () => inbox.drain(), logger, 'webhook inbox');
   // Retention: processed events (payloads with personal data) and expired member tokens.
-  const stopPurging = every(RETENTION_INTERVAL_MS, () => purgeRetained(inbox, membersRepo, config.webhooks.retentionDays, accountRepo), logger, 'retention purge');
+  const stopPurging = every(RETENTION_INTERVAL_MS, () => purgeRetained(inbox, membersRepo, config.webhooks.retentionDays, accountRepo, sessionsRepo), logger, 'retention purge');
   // One node at a time reconciles (an advisory lock); the others skip that round.
   const stopReconciling =
     config.reconcileIntervalMs > 0

@@ -35,6 +35,15 @@ describe('operator CLI', () => {
     expect(listed).toHaveLength(2);
   });
 
+  it("prints a one-time sign-in link to a creator's dashboard, found by e-mail", async () => {
+    const email = `link-${uniq()}@example.com`;
+    const created = (await runCli(['creators', 'create', '--name', 'D', '--email', email], env)) as any;
+    const link = (await runCli(['creators', 'login-link', '--email', email.toUpperCase()], env)) as any;
+    expect(link).toMatchObject({ creator_id: created.creator.id, url: expect.stringMatching(/\/dashboard\/sign-in\?token=tribes_login_[A-Za-z0-9]{40}$/) });
+    await expect(runCli(['creators', 'login-link', '--email', `nobody-${uniq()}@example.com`], env)).rejects.toThrow(/404 not_found/);
+    await expect(runCli(['creators', 'login-link'], env)).rejects.toThrow(/--email is required/);
+  });
+
   it('runs a reconciliation and prints its report', async () => {
     const created = (await runCli(['creators', 'create', '--name', 'R', '--email', `r-${uniq()}@example.com`], env)) as any;
     const report = (await runCli(['reconcile', '--creator', created.creator.id], env)) as Record<string, number>;

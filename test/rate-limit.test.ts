@@ -87,6 +87,21 @@ describe('rate limiting per verified principal', () => {
     expect(codes(responses)).toEqual([200, 200, 200, 429]);
   });
 
+  it("spends one budget for a creator's dashboard session and its API key", async () => {
+    const creator = await createCreator(setup);
+    const { url } = json(await setup.app.inject({ method: 'POST', url: '/api/v1/dashboard/login-links', headers: creator.headers })).data;
+    const opened = await setup.app.inject({ method: 'GET', url: url.slice(url.indexOf('/dashboard/sign-in')) });
+    const session = { cookie: String(opened.headers['set-cookie']).split(';')[0]! };
+    const responses = [
+      await get(t, '/api/v1/communities', session, address()),
+      await get(t, '/api/v1/communities', creator.headers, address()),
+      await get(t, '/api/v1/communities', session, address()),
+      await get(t, '/api/v1/communities', creator.headers, address()),
+      await get(t, '/api/v1/communities', session, address()),
+    ];
+    expect(codes(responses)).toEqual([200, 200, 200, 429, 429]);
+  });
+
   it("counts a member's requests per member, across its tokens (each login is a new one) and addresses", async () => {
     const member = await createMember(setup);
     const login = await t.app.inject({
@@ -131,6 +146,18 @@ describe('requests without a valid credential are counted per address', () => {
     expect(json(guesses[3]!)).toMatchObject({ success: false, error: { code: 'rate_limited' } });
     // Another address guesses on a budget of its own.
     expect((await get(t, '/api/v1/communities', bearer(madeUpKey()), address())).statusCode).toBe(401);
+  });
+
+  it('counts made-up session cookies as failed credentials of their address, like made-up keys', async () => {
+    const guesser = address();
+    const cookie = () => ({ cookie: `tribes_session=tribes_ses_${randomBase62(40)}` });
+    const guesses = [
+      await get(t, '/api/v1/communities', cookie(), guesser),
+      await get(t, '/api/v1/communities', bearer(madeUpKey()), guesser),
+      await get(t, '/api/v1/communities', cookie(), guesser),
+      await get(t, '/api/v1/communities', cookie(), guesser),
+    ];
+    expect(codes(guesses)).toEqual([401, 401, 401, 429]);
   });
 
   it('gives a public route no fresh budget for a made-up bearer token per request', async () => {

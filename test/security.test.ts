@@ -34,6 +34,14 @@ const RESOURCE_FACTORIES: Record<string, Factory> = {
     if (res.statusCode !== 201) throw new Error(`api key factory failed: ${res.body}`);
     return json(res).data.id as string;
   },
+  // A dashboard session of the owner's: a sign-in link minted with its key, opened.
+  sessions: async (t, owner) => {
+    const { url } = json(await t.app.inject({ method: 'POST', url: '/api/v1/dashboard/login-links', headers: owner.headers })).data;
+    const opened = await t.app.inject({ method: 'GET', url: url.slice(url.indexOf('/dashboard/sign-in')) });
+    if (opened.statusCode !== 303) throw new Error(`session factory failed: ${opened.statusCode} ${opened.body}`);
+    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+    return json(await t.app.inject({ method: 'GET', url: '/api/v1/dashboard/sessions', headers: { cookie } })).data[0].id as string;
+  },
   communities: async (t, owner) => (await createCommunity(t, owner)).id,
   tiers: async (t, owner) => (await createTier(t, owner, (await createCommunity(t, owner)).id)).id,
   // A real subscription: hosted checkout paid at the simulator, mirrored by reconciliation.

@@ -42,6 +42,8 @@ export async function summarize(w: World, f: DemoFacts) {
   const guide = f.members.find((m) => m.cast.tier === 'essencial' && m.cast.fate.kind === 'stays' && m.cast.trains) ?? f.members[0]!;
   const feed = await memberClient(w, guide).get<Array<{ locked: boolean }>>('/api/v1/member/feed?limit=20');
   const rssMb = await serverRss(w.apiBase);
+  // Minted last, so it has its whole hour when the summary is read.
+  const signIn = await w.admin.post<{ url: string }>('/api/v1/admin/login-links', { email: f.email });
 
   const base = w.apiBase;
   const key = `-H "Authorization: Bearer ${f.apiKey}"`;
@@ -64,6 +66,8 @@ export async function summarize(w: World, f: DemoFacts) {
     `  server memory: ${rssMb ?? '?'} MB resident`,
     '',
     `Creator API key:  ${f.apiKey}`,
+    `Dashboard:        ${signIn.url}`,
+    `                  (works once, for an hour; for another: npm run --silent cli -- creators login-link --email ${f.email})`,
     `Member login:     ${guide.cast.email} / ${guide.password}   (docs: ${base}/docs)`,
     '',
     'Try:',
@@ -77,6 +81,7 @@ export async function summarize(w: World, f: DemoFacts) {
     api_url: base,
     creator: { id: f.creatorId, name: f.persona.brand, email: f.email, processor_account_id: f.account },
     api_key: f.apiKey,
+    dashboard_sign_in_url: signIn.url,
     member_login: { email: guide.cast.email, password: guide.password, token: guide.token },
     challenge_id: f.challengeId,
     member_statuses: memberStatuses,

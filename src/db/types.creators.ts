@@ -1,7 +1,7 @@
 import type { ColumnType } from 'kysely';
 import type { Defaulted, NullableTimestamp, Timestamp } from './column-types.js';
 
-/** The tenants: creators, their processor account as kept (migration 0021), their API keys and link tokens. */
+/** The tenants: creators, their processor account as kept (migration 0021), their API keys, link tokens and dashboard sessions. */
 
 export interface CreatorsTable {
   id: string;
@@ -60,3 +60,26 @@ export interface ApiKeysTable {
 
 /** `full` may do everything; `read` only GET (migration 0022). */
 export type ApiKeyScope = 'full' | 'read';
+
+/** One-time sign-in links to the dashboard (migration 0026): the token's digest only. */
+export interface DashboardLoginLinksTable {
+  id: string;
+  creator_id: string;
+  token_hash: Uint8Array;
+  created_at: Defaulted<Date>;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+/** Dashboard sessions (migration 0026): the cookie token's digest, 12 h idle and 14 days absolute. */
+export interface DashboardSessionsTable {
+  id: string;
+  creator_id: string;
+  token_hash: Uint8Array;
+  created_at: Defaulted<Date>;
+  /** To the minute (src/http/auth.ts). */
+  last_seen_at: Defaulted<Date>;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
+}

@@ -15,7 +15,7 @@ import type { CommunityMembersTable, CreatorMembersTable } from './types.members
 import type { ChallengeDayRanksTable, ChallengeParticipantsTable, ChallengesTable } from './types.challenges.js';
 import type { FeedTables } from './types.posts.js';
 import type { MetricsTables } from './types.metrics.js';
-import type { AccountLinkTokensTable, ApiKeysTable, CreatorsTable } from './types.creators.js';
+import type { AccountLinkTokensTable, ApiKeysTable, CreatorsTable, DashboardLoginLinksTable, DashboardSessionsTable } from './types.creators.js';
 
 export type * from './types.training.js';
 export type * from './types.members.js';
@@ -257,6 +257,8 @@ export interface Database extends FeedTables, MetricsTables {
   creators: CreatorsTable;
   api_keys: ApiKeysTable;
   account_link_tokens: AccountLinkTokensTable;
+  dashboard_login_links: DashboardLoginLinksTable;
+  dashboard_sessions: DashboardSessionsTable;
   idempotency_keys: IdempotencyKeysTable;
   communities: CommunitiesTable;
   tiers: TiersTable;

@@ -10,12 +10,13 @@ function capture() {
 }
 
 describe('the start-up banner', () => {
-  it('says where the API, its docs, the simulator and the admin token file are, in plain lines', () => {
+  it('says where the API, its docs, the dashboard, the simulator and the admin token file are, in plain lines', () => {
     expect(bannerLines(simulated)).toEqual([
       '',
       'Tribes is ready.',
       '  API                  http://127.0.0.1:3000/api/v1',
       '  API docs             http://127.0.0.1:3000/docs',
+      '  Dashboard            http://127.0.0.1:3000/dashboard/ (sign in with a link: npm run cli -- creators login-link --email ...)',
       '  Processor simulator  http://127.0.0.1:12111 (Stripe-compatible; hosted checkout pages, test helpers)',
       '  Admin token          in /srv/tribes/data/admin-token (the CLI reads it from there)',
       '',
@@ -39,6 +40,7 @@ describe('the start-up banner', () => {
       msg: 'tribes ready',
       api: 'http://127.0.0.1:3000/api/v1',
       docs: 'http://127.0.0.1:3000/docs',
+      dashboard: 'http://127.0.0.1:3000/dashboard/',
       processor_simulator: 'http://127.0.0.1:12111',
       admin_token_source: '/srv/tribes/data/admin-token',
     });

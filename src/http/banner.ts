@@ -26,6 +26,7 @@ export function bannerFields(facts: StartupFacts) {
   return {
     api: `${facts.origin}/api/v1`,
     docs: `${facts.origin}/docs`,
+    dashboard: `${facts.origin}/dashboard/`,
     ...(facts.simulatorUrl ? { processor_simulator: facts.simulatorUrl } : {}),
     // Where the token is, never the token itself.
     admin_token_source: facts.adminTokenFile ?? 'ADMIN_TOKEN',
@@ -38,6 +39,7 @@ export function bannerLines(facts: StartupFacts): string[] {
   const rows: [string, string][] = [
     ['API', fields.api],
     ['API docs', fields.docs],
+    ['Dashboard', `${fields.dashboard} (sign in with a link: npm run cli -- creators login-link --email ...)`],
     ...(fields.processor_simulator ? [['Processor simulator', `${fields.processor_simulator} (Stripe-compatible; hosted checkout pages, test helpers)`] as [string, string]] : []),
     ['Admin token', facts.adminTokenFile ? `in ${facts.adminTokenFile} (the CLI reads it from there)` : 'from ADMIN_TOKEN'],
     ...(facts.database ? [['Database', facts.database] as [string, string]] : []),

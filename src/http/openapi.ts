@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { UNLIMITED_PATHS } from './rate-limit.js';
 import { corsScopeOf } from './cors.js';
 import { requiredScope } from './auth.js';
+import { DASHBOARD_CSRF_HEADER, DASHBOARD_CSRF_VALUE, DASHBOARD_SESSION_COOKIE } from './dashboard-session.js';
 
 const DESCRIPTION = `The API of Tribes, paid fitness communities: the creator API (API keys), the member API used by the app (member tokens, under /api/v1/member), public discovery, and the operator API.
 
@@ -37,6 +38,10 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/api-keys': 'listApiKeys',
   'POST /api/v1/api-keys': 'createApiKey',
   'DELETE /api/v1/api-keys/{id}': 'revokeOwnApiKey',
+  'POST /api/v1/dashboard/login-links': 'createDashboardLoginLink',
+  'GET /api/v1/dashboard/sessions': 'listDashboardSessions',
+  'DELETE /api/v1/dashboard/sessions/{id}': 'revokeDashboardSession',
+  'POST /api/v1/admin/login-links': 'createCreatorLoginLink',
   'POST /api/v1/admin/reconcile': 'reconcile',
   'GET /api/v1/admin/creators/{id}/ledger': 'verifyCreatorLedger',
   'GET /api/v1/admin/webhook-events': 'listWebhookEvents',
@@ -155,7 +160,7 @@ const RATE_LIMIT_HEADERS = { 'X-RateLimit-Limit': headerRef('X-RateLimit-Limit')
 const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 const IDEMPOTENCY_CONFLICT =
   'The `Idempotency-Key` was used with another body (`idempotency_key_reused`), or the request that first sent it has not answered yet (`idempotency_key_in_use`, with `Retry-After`).';
-const INSUFFICIENT_SCOPE = 'The API key has scope `read`, which may make GET requests only (`insufficient_scope`): use a key with scope `full`.';
+const INSUFFICIENT_SCOPE = `The API key has scope \`read\`, which may make GET requests only (\`insufficient_scope\`): use a key with scope \`full\`. Or, with the dashboard session cookie, the request lacks \`Origin\` of this server or \`${DASHBOARD_CSRF_HEADER}: ${DASHBOARD_CSRF_VALUE}\` (\`csrf_failed\`).`;
 const RESPONSES = {
   InsufficientScope: { headers: { ...RATE_LIMIT_HEADERS, ...CORS_HEADERS }, description: INSUFFICIENT_SCOPE, content: errorContent },
   TooManyRequests: {
@@ -174,7 +179,11 @@ const RESPONSES = {
   InternalError: { headers: CORS_HEADERS, description: 'An unexpected failure (`internal_error`); the message never carries internals. Retry with the same Idempotency-Key.', content: errorContent },
 };
 
-/** A creator-key operation: one that names the creatorKey scheme, or names none and so takes the document's (creatorKey). */
+/**
+ * A creator-key operation: one that names the creatorKey scheme, or names none and so takes the
+ * document's (creatorKey). Those naming none also take the dashboard's session cookie; those that
+ * name creatorKey themselves take an API key only (the credential routes, requireApiKey).
+ */
 const takesCreatorKey = (operation: Operation): boolean => !operation.security || operation.security.some((s) => 'creatorKey' in s);
 
 /**
@@ -184,7 +193,8 @@ const takesCreatorKey = (operation: Operation): boolean => !operation.security |
  */
 function declareScope(method: string, operation: Operation, responses: Record<string, Response>): void {
   const scope = requiredScope(method.toUpperCase());
-  operation.security = [{ creatorKey: [scope] }];
+  // A session acts with scope full, so it needs no role; creatorKey stays first (test/security.test.ts reads it).
+  operation.security = operation.security ? [{ creatorKey: [scope] }] : [{ creatorKey: [scope] }, { dashboardSession: [] }];
   if (scope !== 'full') return;
   const forbidden = responses['403'];
   if (!forbidden) responses['403'] = { $ref: '#/components/responses/InsufficientScope' };
@@ -257,6 +267,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
             description:
               'Creator API key, `tribes_sk_...`. Each key has a scope: `full` may call every creator operation; `read` only GET operations (any other request is 403 `insufficient_scope`), for dashboards and exports that should never change anything. Each operation names the scope it needs (`creatorKey: [read]` or `[full]`). Keys are created, listed and revoked under `/api/v1/api-keys`.',
           },
+          dashboardSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: DASHBOARD_SESSION_COOKIE,
+            description: `The dashboard's session, set as an \`HttpOnly; SameSite=Strict\` cookie when a sign-in link (\`POST /api/v1/dashboard/login-links\`) is opened. Acts for the creator with scope \`full\`; ends after 12 hours without use, 14 days after sign-in, or when signed out (\`DELETE /api/v1/dashboard/sessions/{id}\`). Read only when there is no \`Authorization\` header. A request other than GET and HEAD made with it must carry \`Origin\` of this server (or of its public URL) and \`${DASHBOARD_CSRF_HEADER}: ${DASHBOARD_CSRF_VALUE}\`, or it is 403 \`csrf_failed\`. It cannot create or revoke API keys or mint sign-in links (403 \`session_not_allowed\`).`,
+          },
           adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN or DATA_DIR/admin-token).' },
           memberToken: { type: 'http', scheme: 'bearer', description: 'Member token, `tribes_mt_...`, from member sign-up or login.' },
         },
@@ -271,6 +287,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'Member billing', description: 'Hosted checkout, the member’s own subscriptions (cancel and resume at period end), the processor’s billing portal, and the member’s payments.' },
         { name: 'Discovery', description: 'Public listing of active public communities and their tiers.' },
         { name: 'Webhooks', description: 'Events from the payment processor (signed).' },
+        { name: 'Dashboard sessions', description: 'Signing in to the creator dashboard: one-time sign-in links, and the sessions they open (listed and signed out).' },
         { name: 'API keys', description: 'Your own API keys: create one (shown once) with scope `full` or `read`, list them, revoke them.' },
         { name: 'Admin', description: 'Operator API: creators, API keys, reconciliation.' },
         { name: 'Operations', description: 'Health, readiness.' },

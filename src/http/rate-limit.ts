@@ -3,7 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config, RateLimitConfig } from '../config.js';
-import { bearerToken, sha256, type Principal } from './auth.js';
+import { bearerToken, sessionCookie, sha256, type Principal } from './auth.js';
 import { AppError } from './errors.js';
 
 /** Paths no limit counts (probes, the scrape, the document, the processor's signed webhooks); the OpenAPI document declares no rate-limit headers on them. */
@@ -95,6 +95,9 @@ const tooManyRequests = (message: string, ttlMs: number) =>
     'Retry-After': String(retryAfterSeconds(ttlMs)),
   });
 
+/** A bearer token or the dashboard's session cookie: a credential some route's auth will verify. */
+const carriesCredential = (request: FastifyRequest) => bearerToken(request) !== undefined || sessionCookie(request) !== undefined;
+
 const exempt = (request: FastifyRequest) =>
   request.routeOptions.config?.rateLimit === false || UNLIMITED_PATHS.has(request.url.split('?')[0] ?? '') || request.url.startsWith('/docs');
 
@@ -104,7 +107,7 @@ const ADDRESS_COUNTERS = 20_000;
 
 /**
  * The general limit: RATE_LIMIT_MAX requests per window per verified principal (a creator,
- * a member, the operator), and per client address for every request without one (no
+ * whichever of its keys or dashboard sessions it uses; a member; the operator), and per client address for every request without one (no
  * credential, a wrong one, or one a public route does not check). Counted in memory or, with
  * REDIS_URL, in Redis so that every node spends one budget.
  *
@@ -162,7 +165,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Pick<Confi
   // Callback-style hooks: every request passes here, and most need no promise of their own.
   app.addHook('onRequest', (request, reply, done) => {
     if (exempt(request)) return done();
-    if (bearerToken(request) === undefined) return void spend(perAddress, request, reply, 'from this address').then(() => done(), done);
+    if (!carriesCredential(request)) return void spend(perAddress, request, reply, 'from this address').then(() => done(), done);
     const wait = blocked.remaining(clientAddress(request));
     if (wait > 0) return done(tooManyRequests('Too many requests with invalid credentials from this address.', wait));
     awaitingAuth.add(request);
