@@ -11,6 +11,7 @@ interface Response {
 interface Operation {
   operationId?: string;
   responses: Record<string, Response>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema: { default?: unknown } }>;
 }
 
 let t: TestApp;
@@ -34,6 +35,16 @@ describe('the OpenAPI document', () => {
     const ids = operations.map(([, op]) => op.operationId!);
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z]+$/);
+  });
+
+  it('lists a query parameter with a default as optional, and one without a default as the route needs it', async () => {
+    const defaulted = operations.flatMap(([name, op]) => (op.parameters ?? []).filter((p) => p.in === 'query' && p.schema.default !== undefined).map((p) => ({ name, p })));
+    expect(defaulted.length).toBeGreaterThan(20);
+    expect(defaulted.filter(({ p }) => p.required).map(({ name, p }) => `${name} ${p.name}`)).toEqual([]);
+    const creator = await createCreator(t);
+    // Left out, the default applies: the document promised as much.
+    const page = json(await t.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: creator.headers }));
+    expect(page.pagination).toMatchObject({ page: 1, limit: 20 });
   });
 
   it('declares the rate-limit headers the server sends on every answer of a counted route, and the shared 429 and 500', async () => {

@@ -4,6 +4,11 @@ export function money(cents: number, currency: string): string {
   return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
 }
 
+/** Money for chart axes: R$2.6K. */
+export function moneyShort(cents: number, currency: string): string {
+  return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase(), notation: 'compact', maximumFractionDigits: 1 }).format(cents / 100);
+}
+
 export const count = (n: number): string => new Intl.NumberFormat().format(n);
 
 /** A 0–1 fraction as a percentage with one decimal. */

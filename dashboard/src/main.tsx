@@ -58,4 +58,7 @@ function Body({ screen, route }: { screen: Screen; route: Route }) {
   return <View route={route} />;
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The static "Loading…" line is replaced, not diffed against.
+root.textContent = '';
+render(<App />, root);

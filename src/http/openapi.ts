@@ -133,7 +133,8 @@ const OPERATION_IDS: Record<string, string> = {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 type Response = { $ref?: string; description?: string; headers?: Record<string, unknown> };
-type Operation = { operationId?: string; responses?: Record<string, Response>; security?: Record<string, string[]>[] };
+type Parameter = { in?: string; required?: boolean; schema?: { default?: unknown } };
+type Operation = { operationId?: string; responses?: Record<string, Response>; security?: Record<string, string[]>[]; parameters?: Parameter[] };
 type Document = {
   servers?: Record<string, unknown>[];
   paths?: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
@@ -220,6 +221,9 @@ export function finishDocument(doc: Document): void {
       if (!operation) continue;
       const id = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
       if (id) operation.operationId = id;
+      // A query parameter with a default may be left out (validation fills it in), though the
+      // schema generator lists every property of the query object as required.
+      for (const p of operation.parameters ?? []) if (p.in === 'query' && p.schema?.default !== undefined) p.required = false;
       const responses = (operation.responses ??= {});
       if (takesCreatorKey(operation)) declareScope(method, operation, responses);
       // Every 429 is `rate_limited` with Retry-After (the general limit, sign-up's and login's alike).

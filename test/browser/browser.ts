@@ -21,8 +21,9 @@ if (!chromiumPath && process.env.BROWSER_TESTS === 'required') {
 export const browserSkipReason = chromiumPath ? undefined : 'no chromium on this machine (apt-get install chromium, or set CHROMIUM_PATH); CI installs it';
 
 export async function launchBrowser(): Promise<Browser> {
+  if (!chromiumPath) throw new Error(`No chromium found (${browserSkipReason}).`);
   // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-  return chromium.launch({ executablePath: chromiumPath!, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  return chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 }
 
 /** Every URL the page asked for, and every console error and uncaught exception it had. */

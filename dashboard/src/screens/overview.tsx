@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.js';
 import type { CreatorMetrics, HistoryDay } from '../api/types.js';
-import { count, daysAgo, money, percent, signed } from '../format.js';
+import { count, date, daysAgo, money, moneyShort, percent, signed } from '../format.js';
 import { TimeChart } from '../ui/chart.js';
 import { Show, useLoad } from '../ui/load.js';
 import { Card, Stat, Table } from '../ui/parts.js';
@@ -61,7 +61,7 @@ function change(days: HistoryDay[] | undefined, now: number, pick: (d: HistoryDa
   const first = days?.[0];
   if (!first) return undefined;
   const delta = now - pick(first);
-  return { text: `${signed(delta, show)} since ${first.day}`, sign: Math.sign(delta) };
+  return { text: `${signed(delta, show)} since ${date(`${first.day}T12:00:00Z`)}`, sign: Math.sign(delta) };
 }
 
 function Figures({ metrics: m, currency, days, window }: { metrics: CreatorMetrics; currency: string; days: HistoryDay[] | undefined; window: Window }) {
@@ -88,7 +88,7 @@ function Figures({ metrics: m, currency, days, window }: { metrics: CreatorMetri
 function Charts({ days, currency, window }: { days: HistoryDay[]; currency: string; window: Window }) {
   const labels = useMemo(() => days.map((d) => d.day), [days]);
   const cash = (n: number) => money(n, currency);
-  const mrr = useMemo(() => [{ label: 'MRR', values: days.map((d) => d.mrr_cents), color: '#1d4ed8', format: cash }], [days, currency]);
+  const mrr = useMemo(() => [{ label: 'MRR', values: days.map((d) => d.mrr_cents), color: '#1d4ed8', format: cash, axis: (n: number) => moneyShort(n, currency) }], [days, currency]);
   const members = useMemo(
     () => [
       { label: 'Paying', values: days.map((d) => d.active_subscribers), color: '#047857' },

@@ -9,6 +9,8 @@ export interface Series {
   /** Bars instead of a line (counts per day). */
   bars?: boolean;
   format?: (n: number) => string;
+  /** Shorter labels for the axis ticks (e.g. R$2.6K), when the full format is too wide. */
+  axis?: (n: number) => string;
 }
 
 /**
@@ -31,7 +33,7 @@ export function TimeChart({ days, series, summary, height = 220 }: { days: strin
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [{ stroke: '#444' }, { stroke: '#444', size: 64, values: (_u, ticks) => ticks.map((t) => (series[0]?.format ?? String)(t)) }],
+        axes: [{ stroke: '#444' }, { stroke: '#444', size: 70, values: (_u, ticks) => ticks.map((t) => (series[0]?.axis ?? series[0]?.format ?? String)(t)) }],
         series: [
           {},
           ...series.map((s) => ({
