@@ -84,7 +84,9 @@ export function CommunityDetail({ id, currency, onChanged }: { id: string; curre
               <ul>
                 <li>It leaves public discovery and takes no new members.</li>
                 <li>
-                  Its {count(c.members_count)} members keep their access until the end of the period they have paid for; their subscriptions are not renewed after it.
+                  {c.members_count === 0
+                    ? 'No one has access to it now.'
+                    : `Its ${count(c.members_count)} members keep their access until the end of the period they have paid for; their subscriptions are not renewed after it.`}
                 </li>
                 <li>Nothing is deleted: its tiers, programs and posts stay, and you can resume it at any time.</li>
               </ul>

@@ -62,7 +62,7 @@ export function TierForm({ communityId, currency, tier, onSaved, onCancel }: { c
   // The confirmation stays outside the form: its own <form method="dialog"> would submit this one too.
   return (
     <>
-    <form onSubmit={submit} class="stack-form" data-testid="tier-form">
+    <form onSubmit={submit} class="stack-form inline-form" data-testid="tier-form">
       <Field id={`${prefix}-name`} label="Tier name">
         <input id={`${prefix}-name`} required maxLength={120} value={name} onInput={(e) => setName(valueOf(e))} />
       </Field>
@@ -107,7 +107,8 @@ export function TierForm({ communityId, currency, tier, onSaved, onCancel }: { c
             New members will pay <strong>{money(cents, tier.currency)}</strong> per {PERIOD[period]}.
           </p>
           <p>
-            The {count(tier.active_subscribers)} paying members of this tier keep their current price of {money(tier.price_cents, tier.currency)} per {PERIOD[tier.billing_period]}.
+            {tier.active_subscribers === 0 ? 'No one pays for this tier yet.' : `Its ${count(tier.active_subscribers)} paying members keep the price they pay now`}
+            {tier.active_subscribers === 0 ? '' : ` (${money(tier.price_cents, tier.currency)} per ${PERIOD[tier.billing_period]} for those who joined at the current price).`}
           </p>
         </Confirm>
       ) : null}

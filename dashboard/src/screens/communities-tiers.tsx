@@ -108,7 +108,8 @@ export function TiersCard({ community, currency }: { community: Community; curre
         >
           <p>New members will no longer be able to choose this tier, and its price is archived at the payment processor.</p>
           <p>
-            Its {count(deactivating.active_subscribers)} paying members keep their subscriptions, at the price each of them pays now. You can reactivate the tier later.
+            {deactivating.active_subscribers === 0 ? 'No one pays for it now.' : `Its ${count(deactivating.active_subscribers)} paying members keep their subscriptions, at the price each of them pays now.`} You can
+            reactivate the tier later.
           </p>
         </Confirm>
       ) : null}

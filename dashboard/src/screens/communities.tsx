@@ -80,6 +80,7 @@ export function Communities({ route }: { route: Route }) {
               <Empty>{status ? `No ${status} communities.` : 'No communities yet. Create your first with “New community”, then add a tier members can subscribe to.'}</Empty>
             ) : (
               <>
+                {id ? null : <p class="muted">Choose a community to see its figures, settings and tiers.</p>}
                 <Table caption="Your communities" head={['Community', 'Category', 'Status', 'Members with access', 'Paying members', 'Created']}>
                   {data.map((c) => (
                     <tr data-testid="community-row" data-community-id={c.id} class={c.id === id ? 'selected' : ''}>

@@ -9,7 +9,7 @@ import { ChallengeForm } from './training-challenge-form.js';
 import { METRIC, STATUS, type Challenge, type Ranking } from './training-labels.js';
 
 /** A score in the metric's unit: "12 workouts", "3,450.5 kg", "9 days". */
-export const score = (value: number, metric: Challenge['metric']) => `${count(value)} ${METRIC[metric].unit}`;
+export const score = (value: number, metric: Challenge['metric']) => `${count(value)} ${METRIC[metric].unit[value === 1 ? 0 : 1]}`;
 
 /**
  * The rank change as GET /leaderboard gives it ("+2", "-1", "+0"): an arrow for the eye and
@@ -52,7 +52,7 @@ export function ChallengeDetail({ id, communities, onChanged }: { id: string; co
     return { c, exercise, tier };
   }, [id]);
   const [page, setPage] = useState(1);
-  const board = useLoad(async () => ok(await api.GET('/api/v1/challenges/{id}/leaderboard', { params: { path: { id }, query: { page, limit: 50 } } })), [id, page]);
+  const board = useLoad(async () => ok(await api.GET('/api/v1/challenges/{id}/leaderboard', { params: { path: { id }, query: { page, limit: 25 } } })), [id, page]);
   const [editing, setEditing] = useState(false);
   const [canceling, setCanceling] = useState(false);
   const changed = () => (setEditing(false), challenge.reload(), board.reload(), onChanged());
@@ -121,9 +121,9 @@ export function ChallengeDetail({ id, communities, onChanged }: { id: string; co
                     <Table caption={`Leaderboard of ${c.name}`} head={['Rank', 'Member', 'Score', 'Change']}>
                       {data.rankings.map((r) => (
                         <tr data-testid="leaderboard-row" data-member-id={r.member_id}>
-                          <td class="num">{count(r.rank)}</td>
+                          <td>{count(r.rank)}</td>
                           <th scope="row">{r.name}</th>
-                          <td class="num">{score(r.score, c.metric)}</td>
+                          <td>{score(r.score, c.metric)}</td>
                           <td>
                             <Delta delta={r.delta} />
                           </td>

@@ -72,7 +72,7 @@ export function ChallengesCard({ communities, selected, reload }: { communities:
                     <td>
                       {date(c.starts_at)} – {date(c.ends_at)}
                     </td>
-                    <td class="num">{count(c.participants_count)}</td>
+                    <td>{count(c.participants_count)}</td>
                   </tr>
                 ))}
               </Table>

@@ -27,11 +27,11 @@ export const MUSCLE: Record<Exercise['muscle_group'], string> = {
 };
 
 /** What scores, in the words of GET /challenges' `metric` description. */
-export const METRIC: Record<Challenge['metric'], { label: string; unit: string; explain: string }> = {
-  workouts_count: { label: 'Workouts logged', unit: 'workouts', explain: 'Every workout a member logs in the window counts one.' },
-  workouts_with_exercise: { label: 'Workouts with one exercise', unit: 'workouts', explain: 'Every workout with at least one set of the chosen exercise (warm-ups included) counts one.' },
-  volume_kg: { label: 'Volume lifted', unit: 'kg', explain: 'Repetitions × load in kg, summed over working sets (warm-ups excluded).' },
-  streak_days: { label: 'Longest streak', unit: 'days', explain: 'The longest run of consecutive days (UTC) with at least one logged workout.' },
+export const METRIC: Record<Challenge['metric'], { label: string; unit: [one: string, many: string]; explain: string }> = {
+  workouts_count: { label: 'Workouts logged', unit: ['workout', 'workouts'], explain: 'Every workout a member logs in the window counts one.' },
+  workouts_with_exercise: { label: 'Workouts with one exercise', unit: ['workout', 'workouts'], explain: 'Every workout with at least one set of the chosen exercise (warm-ups included) counts one.' },
+  volume_kg: { label: 'Volume lifted', unit: ['kg', 'kg'], explain: 'Repetitions × load in kg, summed over working sets (warm-ups excluded).' },
+  streak_days: { label: 'Longest streak', unit: ['day', 'days'], explain: 'The longest run of consecutive days (UTC) with at least one logged workout.' },
 };
 
 export const STATUS: Record<Challenge['status'], { label: string; tone: 'good' | 'warn' | 'bad' | 'neutral' }> = {

@@ -57,7 +57,7 @@ export function ProgramsCard({ communities, selected, reload }: { communities: C
                     <td>
                       {count(p.duration_weeks)} weeks × {count(p.frequency_per_week)} a week
                     </td>
-                    <td class="num">{count(p.workouts_count)}</td>
+                    <td>{count(p.workouts_count)}</td>
                     <td>{date(p.created_at)}</td>
                   </tr>
                 ))}

@@ -80,7 +80,7 @@ export function WorkoutForm({ programId, workout, onSaved, onCancel }: { program
   }
 
   return (
-    <form onSubmit={submit} data-testid="workout-form">
+    <form onSubmit={submit} class="inline-form" data-testid="workout-form">
       <Field id={`${prefix}-name`} label="Workout name">
         <input id={`${prefix}-name`} required maxLength={200} value={name} onInput={(e) => setName(valueOf(e))} placeholder="e.g. Day A: legs" />
       </Field>
