@@ -1,5 +1,5 @@
 import './communities.css';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.js';
 import { count, date } from '../format.js';
 import { href, navigate, type Route } from '../router.js';
@@ -40,6 +40,8 @@ export function Communities({ route }: { route: Route }) {
   const list = useLoad(async () => ok(await api.GET('/api/v1/communities', { params: { query: { page, limit: 20, ...(status ? { status } : {}) } } })), [page, status]);
   const currency = useLoad(loadCurrency, []);
   const query = { status, page: page > 1 ? page : undefined };
+  // The detail opens above the list: bring it into view when a row far down was chosen.
+  useEffect(() => void (id && scrollTo({ top: 0 })), [id]);
 
   return (
     <>

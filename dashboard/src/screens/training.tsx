@@ -1,5 +1,5 @@
 import './communities.css';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.js';
 import type { Route } from '../router.js';
 import { Show, useLoad } from '../ui/load.js';
@@ -19,6 +19,8 @@ export function Training({ route }: { route: Route }) {
   // Bumped when a detail changes a program or challenge, so the lists below read it again.
   const [version, setVersion] = useState(0);
   const changed = () => setVersion((n) => n + 1);
+  // The detail opens above the lists: bring it into view when a row far down was chosen.
+  useEffect(() => void (id && scrollTo({ top: 0 })), [id]);
   return (
     <>
       <h1>Programs &amp; challenges</h1>
