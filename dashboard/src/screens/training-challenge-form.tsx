@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, messageOf, ok } from '../api/client.js';
+import { money } from '../format.js';
 import { useLoad } from '../ui/load.js';
 import { ErrorMessage, Field, valueOf } from '../ui/parts.js';
-import type { Community } from './communities-labels.js';
+import { PERIOD, type Community } from './communities-labels.js';
 import { ExercisePicker } from './training-exercise-picker.js';
 import { METRIC, type Challenge } from './training-labels.js';
 
@@ -108,7 +109,9 @@ export function ChallengeForm({ communities, challenge, exerciseName, onSaved, o
           <select id={`${prefix}-tier`} disabled={locked} aria-describedby={`${prefix}-tier-hint`} value={tierMin} onChange={(e) => setTierMin(valueOf(e))}>
             <option value="">Every tier</option>
             {(tiers.data ?? []).map((t) => (
-              <option value={t.id}>{t.name}</option>
+              <option value={t.id}>
+                {t.name} ({money(t.price_cents, t.currency)} per {PERIOD[t.billing_period]})
+              </option>
             ))}
           </select>
         </Field>

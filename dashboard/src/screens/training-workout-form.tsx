@@ -84,7 +84,7 @@ export function WorkoutForm({ programId, workout, onSaved, onCancel }: { program
       <Field id={`${prefix}-name`} label="Workout name">
         <input id={`${prefix}-name`} required maxLength={200} value={name} onInput={(e) => setName(valueOf(e))} placeholder="e.g. Day A: legs" />
       </Field>
-      <h3 class="form-subhead">Exercises, in the order they are done</h3>
+      <h4 class="form-subhead">Exercises, in the order they are done</h4>
       {entries.length === 0 ? <p class="muted">None yet: search the catalog below and add them.</p> : null}
       <ol class="entries">
         {entries.map((e, i) => (
