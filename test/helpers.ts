@@ -56,6 +56,8 @@ export async function buildTestApp(
     beforeReady?: (app: FastifyInstance) => void;
     /** The service's wall clock (activity, member status); the processor simulator keeps its own. */
     now?: () => Date;
+    /** A built dashboard to serve (scripts/build-dashboard.ts into a folder of the test's). */
+    dashboardDir?: string;
   } = {},
 ): Promise<TestApp> {
   const database = opts.database ?? (await openTestDatabase());
@@ -82,6 +84,7 @@ export async function buildTestApp(
     processor,
     webhookSecrets: [TEST_WEBHOOK_SECRET],
     ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.dashboardDir ? { dashboardDir: opts.dashboardDir } : {}),
   });
   opts.beforeReady?.(app);
   await app.ready();

@@ -1,4 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
+import { DASHBOARD_CSRF_HEADER, DASHBOARD_CSRF_VALUE } from '../../../src/http/dashboard-session.js';
 import type { paths } from './openapi.js';
 
 /**
@@ -7,8 +8,6 @@ import type { paths } from './openapi.js';
  * breaks `npm run typecheck`, not the page. Same origin: the session cookie goes with every
  * call; writes add the CSRF header the server requires of cookie sessions.
  */
-export const CSRF_HEADER = 'x-tribes-csrf';
-
 /** An error answer of the API, in its envelope: the message is meant to be shown as it is. */
 export class ApiError extends Error {
   constructor(
@@ -23,7 +22,7 @@ export class ApiError extends Error {
 
 const csrf: Middleware = {
   onRequest({ request }) {
-    if (request.method !== 'GET' && request.method !== 'HEAD') request.headers.set(CSRF_HEADER, '1');
+    if (request.method !== 'GET' && request.method !== 'HEAD') request.headers.set(DASHBOARD_CSRF_HEADER, DASHBOARD_CSRF_VALUE);
     return request;
   },
 };

@@ -10,7 +10,7 @@ const KeyRef = Type.Ref(CreatorApiKey);
 /** Credentials are made and ended with an API key only (requireApiKey; the document then names creatorKey alone): a stolen session cookie must not outlive itself as a key. */
 const apiKeyOnly = [{ creatorKey: [] }];
 const sessionRefused = {
-  403: errorResponse('A dashboard session cannot create or revoke API keys (`session_not_allowed`), or the session lacks the CSRF headers (`csrf_failed`): use an API key with scope `full`.'),
+  403: errorResponse('A dashboard session cannot create or revoke API keys (`session_not_allowed`): use an API key with scope `full`.'),
 };
 
 /** The creator's own API keys (DESIGN §8), under the creator auth hook like every creator route. */

@@ -32,7 +32,7 @@ export function sessionsRoutes(service: SessionsService): FastifyPluginAsyncType
           response: {
             201: Ok(LoginLink),
             ...authErrors,
-            403: errorResponse('A dashboard session cannot mint sign-in links (`session_not_allowed`), or the session lacks the CSRF headers (`csrf_failed`): use an API key with scope `full`.'),
+            403: errorResponse('A dashboard session cannot mint sign-in links (`session_not_allowed`): use an API key with scope `full`.'),
           },
         },
       },
