@@ -53,7 +53,13 @@ export function ChallengesCard({ communities, selected, reload }: { communities:
       <Show result={list} label="the challenges">
         {({ data, pagination }) =>
           data.length === 0 ? (
-            <Empty>{status ? `No ${STATUS[status].label.toLowerCase()} challenges.` : 'No challenges yet. Start one with “New challenge”: members join from the app and compete on a leaderboard.'}</Empty>
+            <Empty>
+              {status
+                ? `No ${STATUS[status].label.toLowerCase()} challenges.`
+                : canCreate
+                  ? 'No challenges yet. Start one with “New challenge”: members join from the app and compete on a leaderboard.'
+                  : 'No challenges yet. Challenges belong to an active community: create one (or resume a paused one) first.'}
+            </Empty>
           ) : (
             <>
               <Table caption="Challenges" head={['Challenge', 'Community', 'What scores', 'Status', 'Window', 'Taking part']}>
