@@ -30,7 +30,7 @@ const out = path.resolve(values.out ?? 'docs/screenshots');
 
 async function signInLink(): Promise<string> {
   if (values.link) return values.link;
-  const key = values.key ?? process.env.TRIBES_API_KEY;
+  const key = values.key;
   if (!key) throw new Error('Pass --link SIGN_IN_URL or --key API_KEY (npm run demo prints both).');
   const res = await fetch(`${base}/api/v1/dashboard/login-links`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
   const body = (await res.json()) as { data?: { url: string }; error?: { message: string } };

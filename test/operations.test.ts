@@ -152,11 +152,12 @@ describe('graceful shutdown', () => {
     const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts.start).toBe('npm run --silent build && node dist/server.mjs');
     expect(scripts['start:prod']).toBe('node dist/server.mjs');
-    expect(scripts.build).toContain(' --outfile=dist/server.mjs ');
+    expect(scripts.build).toBe('npm run --silent build:server && npm run --silent build:dashboard');
+    expect(scripts['build:server']).toContain(' --outfile=dist/server.mjs ');
     fs.mkdirSync('.tmp', { recursive: true });
     const outDir = fs.mkdtempSync(path.join('.tmp', 'start-test-'));
     const outfile = path.join(outDir, 'server.mjs');
-    const args = scripts.build!.split(' ').slice(1).map((a) => (a.startsWith('--outfile=') ? `--outfile=${outfile}` : a));
+    const args = scripts['build:server']!.split(' ').slice(1).map((a) => (a.startsWith('--outfile=') ? `--outfile=${outfile}` : a));
     const built = spawnSync(path.join('node_modules', '.bin', 'esbuild'), args, { encoding: 'utf8' });
     expect(built.status, built.stderr).toBe(0);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribes-start-'));

@@ -85,7 +85,7 @@ export function communitiesRoutes(service: CommunitiesService): FastifyPluginAsy
           tags,
           summary: 'Pause a community',
           description:
-            'Soft delete: the community becomes `paused`, leaves discovery and refuses new subscriptions; existing subscriptions are honoured until the end of their period. Nothing is erased. Answers the paused community; pausing a paused one is a no-op. `POST /communities/{id}/resume` undoes it.',
+            'Soft delete: the community becomes `paused`, leaves discovery and refuses new subscriptions; existing subscriptions are honoured until the end of their period and are not renewed (each is set to cancel at period end at the processor, in the background; a subscription its creator had already canceled keeps that). Nothing is erased. Answers the paused community; pausing a paused one is a no-op. `POST /communities/{id}/resume` undoes it.',
           params: IdParams,
           response: { 200: Ok(CommunityRef), ...authErrors, ...notFoundError },
         },
@@ -99,7 +99,7 @@ export function communitiesRoutes(service: CommunitiesService): FastifyPluginAsy
         schema: {
           tags,
           summary: 'Resume a paused community',
-          description: 'The way back from DELETE: the community is `active` again, listed in discovery if public and open to new subscriptions. Resuming an active community is a no-op.',
+          description: 'The way back from DELETE: the community is `active` again, listed in discovery if public and open to new subscriptions; subscriptions the pause set to end renew again (not those their creator canceled). Resuming an active community is a no-op.',
           params: IdParams,
           response: { 200: Ok(CommunityRef), ...authErrors, ...notFoundError },
         },
