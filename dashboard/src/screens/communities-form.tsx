@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, messageOf, ok } from '../api/client.js';
-import { ErrorMessage, Field, valueOf } from '../ui/parts.js';
+import { Field, FormActions, valueOf } from '../ui/parts.js';
 import { CATEGORY, type Community } from './communities-labels.js';
 
 /** What the address would be for a name: lower case, a-z 0-9 and dashes, as the API's slug rule. */
@@ -104,15 +104,7 @@ export function CommunityForm({ community, onSaved, onCancel }: { community?: Co
       <label class="check">
         <input type="checkbox" checked={isPublic} onChange={(e) => setIsPublic(e.currentTarget.checked)} /> Listed in public discovery
       </label>
-      {error ? <ErrorMessage message={error} /> : null}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Saving…' : editing ? 'Save changes' : 'Create community'}
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
+      <FormActions error={error} busy={busy} label={editing ? 'Save changes' : 'Create community'} onCancel={onCancel} />
     </form>
   );
 }

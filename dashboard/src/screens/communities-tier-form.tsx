@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, messageOf, ok } from '../api/client.js';
 import { count, money } from '../format.js';
 import { Confirm } from '../ui/confirm.js';
-import { ErrorMessage, Field, valueOf } from '../ui/parts.js';
+import { Field, FormActions, valueOf } from '../ui/parts.js';
 import { centsText, parseCents, PERIOD, PERIOD_LABEL, type Tier } from './communities-labels.js';
 
 type Period = Tier['billing_period'];
@@ -91,15 +91,7 @@ export function TierForm({ communityId, currency, tier, onSaved, onCancel }: { c
       <Field id={`${prefix}-level`} label="Level" hint="Optional: a number ordering your tiers (higher is more); leave empty to order them by price.">
         <input id={`${prefix}-level`} type="number" step={1} aria-describedby={`${prefix}-level-hint`} value={level} onInput={(e) => setLevel(valueOf(e))} />
       </Field>
-      {error ? <ErrorMessage message={error} /> : null}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Saving…' : tier ? 'Save tier' : 'Create tier'}
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
+      <FormActions error={error} busy={busy} label={tier ? 'Save tier' : 'Create tier'} onCancel={onCancel} />
     </form>
       {confirming && tier && cents !== undefined ? (
         <Confirm title={`Change the price of ${tier.name}?`} confirmLabel={`Charge new members ${money(cents, tier.currency)}`} onConfirm={save} onClose={() => setConfirming(false)} onDone={onSaved}>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, messageOf, ok } from '../api/client.js';
 import { money } from '../format.js';
 import { useLoad } from '../ui/load.js';
-import { ErrorMessage, Field, valueOf } from '../ui/parts.js';
+import { ErrorMessage, Field, FormActions, valueOf } from '../ui/parts.js';
 import { PERIOD, type Community } from './communities-labels.js';
 import { ExercisePicker } from './training-exercise-picker.js';
 import { METRIC, type Challenge } from './training-labels.js';
@@ -117,15 +117,7 @@ export function ChallengeForm({ communities, challenge, exerciseName, onSaved, o
         </Field>
       </div>
       {tiers.state === 'error' ? <ErrorMessage message={tiers.error} /> : null}
-      {error ? <ErrorMessage message={error} /> : null}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy || (!challenge && !communityId)}>
-          {busy ? 'Saving…' : challenge ? 'Save challenge' : 'Create challenge'}
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
+      <FormActions error={error} busy={busy} disabled={!challenge && !communityId} label={challenge ? 'Save challenge' : 'Create challenge'} onCancel={onCancel} />
     </form>
   );
 }

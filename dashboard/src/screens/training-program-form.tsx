@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, messageOf, ok } from '../api/client.js';
-import { ErrorMessage, Field, valueOf } from '../ui/parts.js';
+import { Field, FormActions, valueOf } from '../ui/parts.js';
 import type { Community } from './communities-labels.js';
 import { GOAL, LEVEL, type Program } from './training-labels.js';
 
@@ -72,15 +72,7 @@ export function ProgramForm({ communities, program, onSaved, onCancel }: { commu
           </select>
         </Field>
       </div>
-      {error ? <ErrorMessage message={error} /> : null}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Saving…' : program ? 'Save program' : 'Create program'}
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
+      <FormActions error={error} busy={busy} label={program ? 'Save program' : 'Create program'} onCancel={onCancel} />
     </form>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, messageOf, ok } from '../api/client.js';
-import { ErrorMessage, Field, valueOf } from '../ui/parts.js';
+import { Field, FormActions, valueOf } from '../ui/parts.js';
 import { ExercisePicker, VideoLink } from './training-exercise-picker.js';
 import { MUSCLE, type Exercise, type Workout } from './training-labels.js';
 
@@ -128,15 +128,7 @@ export function WorkoutForm({ programId, workout, onSaved, onCancel }: { program
         <summary>Add exercises from the catalog</summary>
         <ExercisePicker idPrefix={prefix} onPick={add} />
       </details>
-      {error ? <ErrorMessage message={error} /> : null}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Saving…' : workout ? 'Save workout' : 'Add workout'}
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
+      <FormActions error={error} busy={busy} label={workout ? 'Save workout' : 'Add workout'} onCancel={onCancel} />
     </form>
   );
 }

@@ -98,3 +98,21 @@ export const Empty = ({ children }: { children: ComponentChildren }) => <p class
 
 export type InputEvent = TargetedEvent<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, Event>;
 export const valueOf = (e: InputEvent) => e.currentTarget.value;
+
+/** A form's end: its error as the API's message, then submit (saying it is busy) and Cancel. */
+export function FormActions(props: { error: string | undefined; busy: boolean; label: string; onCancel: () => void; disabled?: boolean }) {
+  const { error, busy, label, onCancel } = props;
+  return (
+    <>
+      {error ? <ErrorMessage message={error} /> : null}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy || props.disabled}>
+          {busy ? 'Saving…' : label}
+        </button>
+        <button type="button" onClick={onCancel} disabled={busy}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}
