@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerFeatures, type FeatureDeps } from './features.js';
+import type { Principal } from './http/auth.js';
 import { registerCors } from './http/cors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -77,6 +78,12 @@ export const LOG_REDACT = [
  * `token` of a dashboard sign-in link (it signs its holder in, src/modules/dashboard-sessions).
  */
 export const LOG_SERIALIZERS = {
+  /**
+   * "request completed" lines say who acted (the audit trail): the creator and the credential
+   * (an API key or a dashboard session, by id), the member, or the operator. Run only when the
+   * line is written, so a quiet log level costs nothing.
+   */
+  res: (reply: { statusCode: number; request?: { principal?: Principal | null } }) => ({ statusCode: reply.statusCode, ...actorOf(reply.request?.principal) }),
   req: (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
     method: req.method,
     url: req.url.replace(/([?&](?:link|token)=)[^&]*/g, '$1[redacted]'),
@@ -85,6 +92,19 @@ export const LOG_SERIALIZERS = {
     remotePort: req.socket?.remotePort,
   }),
 };
+
+function actorOf(principal: Principal | null | undefined) {
+  switch (principal?.kind) {
+    case 'creator':
+      return { creatorId: principal.creatorId, credential: `${principal.via}:${principal.credentialId}` };
+    case 'member':
+      return { memberId: principal.memberId };
+    case 'admin':
+      return { admin: true };
+    default:
+      return {};
+  }
+}
 
 const isLogger = (l: AppDeps['logger']): l is FastifyBaseLogger => typeof l === 'object' && l !== null && 'child' in l;
 

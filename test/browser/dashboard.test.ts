@@ -41,6 +41,24 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard in Chromium${bro
     await context.close();
   });
 
+  it('is reachable by keyboard: the skip link first, then the navigation, which opens a screen with Enter', async () => {
+    const { context, page } = await signedIn(w);
+    await waitForScreen(page);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    let reached = '';
+    for (let i = 0; i < 5 && reached !== 'Members'; i++) {
+      await page.keyboard.press('Tab');
+      reached = (await page.evaluate(() => document.activeElement?.textContent)) ?? '';
+    }
+    expect(reached).toBe('Members');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/#\/members$/);
+    await waitForScreen(page);
+    expect(await page.locator('h1').textContent()).toBe('Members');
+    await context.close();
+  });
+
   it('draws every screen at 375 px wide without sideways scroll or a serious accessibility violation', async () => {
     const { context, page } = await signedIn(w, { width: 375, height: 800 });
     const someone = (await apiGet(w, '/api/v1/members?limit=1')).data[0].id as string;
