@@ -1,6 +1,6 @@
 import './styles.css';
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { onSignedOut } from './api/client.js';
 import { useRoute, type Route } from './router.js';
 import { SCREENS, type Screen } from './screens/index.js';
@@ -16,9 +16,13 @@ function App() {
   const [signedOut, setSignedOut] = useState(false);
   useEffect(() => onSignedOut(() => setSignedOut(true)), []);
   const screen = SCREENS.find((s) => s.path === (route.parts[0] ?? 'overview')) ?? SCREENS[0]!;
+  // On a move to another screen, focus goes to its content (as a page load would put a screen
+  // reader there); not on the first load, where Tab must start at the skip link and navigation.
+  const first = useRef(true);
   useEffect(() => {
     document.title = `${screen.title} · Tribes`;
-    document.getElementById('main')?.focus({ preventScroll: true });
+    if (first.current) first.current = false;
+    else document.getElementById('main')?.focus({ preventScroll: true });
   }, [screen]);
   if (signedOut) return <SignedOut />;
   return (
