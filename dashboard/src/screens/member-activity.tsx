@@ -3,7 +3,7 @@ import { api, messageOf, ok } from '../api/client.js';
 import type { Schemas } from '../api/types.js';
 import { count, date, dateTime } from '../format.js';
 import { Card, Empty, ErrorMessage, Table } from '../ui/parts.js';
-import type { MemberRecord } from './member.js';
+import type { MemberRecord } from '../api/types.js';
 
 type Workout = Schemas['ExecutedWorkout'];
 type Kind = MemberRecord['personal_records'][number]['kind'];

@@ -5,7 +5,7 @@ import { dateTime } from '../format.js';
 import { Confirm } from '../ui/confirm.js';
 import { Field, valueOf } from '../ui/parts.js';
 import { useIdempotencyKey } from './member-idempotency.js';
-import type { HistoryItem, MemberRecord } from './member.js';
+import type { HistoryItem, MemberRecord } from '../api/types.js';
 
 /**
  * Cancel (POST /subscriptions/{id}/cancel): at the end of the period, or now without a refund,

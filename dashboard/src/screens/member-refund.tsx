@@ -5,7 +5,7 @@ import { dateTime, money } from '../format.js';
 import { Confirm } from '../ui/confirm.js';
 import { Field, valueOf } from '../ui/parts.js';
 import { useIdempotencyKey } from './member-idempotency.js';
-import type { HistoryItem, MemberRecord } from './member.js';
+import type { HistoryItem, MemberRecord } from '../api/types.js';
 
 /**
  * Refund the last payment (POST /subscriptions/{id}/refund): all that remains of it, or a part.

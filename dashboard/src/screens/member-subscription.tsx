@@ -3,7 +3,7 @@ import { date, dateTime, money } from '../format.js';
 import { Table } from '../ui/parts.js';
 import { CancelDialog } from './member-cancel.js';
 import { RefundDialog } from './member-refund.js';
-import type { HistoryItem, MemberRecord } from './member.js';
+import type { HistoryItem, MemberRecord } from '../api/types.js';
 import { PERIOD, SubscriptionBadge, subscriptionLabel } from './members-labels.js';
 
 /** The API refuses to cancel these again (409 subscription_canceled); every other one can be. */

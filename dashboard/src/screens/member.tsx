@@ -1,7 +1,7 @@
 import './members.css';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.js';
-import type { Schemas } from '../api/types.js';
+import type { HistoryItem, MemberRecord } from '../api/types.js';
 import { count, date } from '../format.js';
 import type { Route } from '../router.js';
 import { Show, useLoad, type Loaded } from '../ui/load.js';
@@ -11,8 +11,6 @@ import { SubscriptionBlock } from './member-subscription.js';
 import { days, MemberBadge } from './members-labels.js';
 import { listHref } from './members-query.js';
 
-export type MemberRecord = Schemas['MemberRecord'];
-export type HistoryItem = MemberRecord['subscription_history'][number];
 type Page = { member: MemberRecord; currencies: Map<string, string> };
 
 /**
