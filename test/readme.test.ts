@@ -39,7 +39,8 @@ describe('the README', () => {
       try {
         const run = spawnSync('bash', ['-c', script], {
           encoding: 'utf8',
-          timeout: 420_000,
+          // Three demos and a build: minutes on a loaded 2-core machine (CI runs test files two at a time).
+          timeout: 900_000,
           env: {
             ...process.env,
             PORT: String(port),
@@ -83,7 +84,7 @@ describe('the README', () => {
         fs.rmSync('demo.env', { force: true });
       }
     },
-    480_000,
+    960_000,
   );
 });
 
