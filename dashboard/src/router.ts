@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 
 /**
  * Hash routes (#/members/ID?status=at_risk): the server serves one page at /dashboard/, and
@@ -28,11 +28,14 @@ export const navigate = (path: string, query?: Record<string, string | number | 
 };
 
 export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseHash(location.hash));
+  const [hash, setHash] = useState(() => location.hash);
   useEffect(() => {
-    const update = () => setRoute(parseHash(location.hash));
+    const update = () => setHash(location.hash);
     addEventListener('hashchange', update);
+    // The listener starts after the first paint: a hash changed before then (a link followed
+    // while the app booted) fired no event this listener heard, so read it once now.
+    update();
     return () => removeEventListener('hashchange', update);
   }, []);
-  return route;
+  return useMemo(() => parseHash(hash), [hash]);
 }

@@ -17,7 +17,6 @@ const SEARCH_DELAY_MS = 300;
  */
 export function MemberFilters({ filters, communities, tiers }: { filters: Filters; communities: Community[]; tiers: Loaded<Tier[]> }) {
   const communityName = (id: string) => communities.find((c) => c.id === id)?.name;
-  const set = (patch: Partial<Filters>) => setFilters(filters, patch);
 
   return (
     <form class="members-filters" role="search" aria-label="Filter members" onSubmit={(e) => e.preventDefault()}>
@@ -30,7 +29,7 @@ export function MemberFilters({ filters, communities, tiers }: { filters: Filter
               name="member-status"
               value={s.value}
               checked={filters.status === s.value}
-              onChange={() => set({ status: s.value as MemberStatus | '' })}
+              onChange={() => setFilters({ status: s.value as MemberStatus | '' })}
               data-testid={`status-chip-${s.value || 'all'}`}
             />
             {s.label}
@@ -41,9 +40,9 @@ export function MemberFilters({ filters, communities, tiers }: { filters: Filter
         At risk: a failing payment, a cancellation at the end of the period, or no activity for 14 days. Churned: no subscription that gives access.
       </p>
       <div class="filters">
-        <SearchField value={filters.q} onSearch={(q) => set({ q })} />
+        <SearchField value={filters.q} onSearch={(q) => setFilters({ q })} />
         <Field id="members-community" label="Community">
-          <select id="members-community" value={filters.community_id} onChange={(e) => set({ community_id: valueOf(e), tier_id: '' })}>
+          <select id="members-community" value={filters.community_id} onChange={(e) => setFilters({ community_id: valueOf(e), tier_id: '' })}>
             <option value="">All communities</option>
             {communities.map((c) => (
               <option value={c.id}>{c.name}</option>
@@ -51,7 +50,7 @@ export function MemberFilters({ filters, communities, tiers }: { filters: Filter
           </select>
         </Field>
         <Field id="members-tier" label="Tier">
-          <select id="members-tier" value={filters.tier_id} onChange={(e) => set({ tier_id: valueOf(e) })}>
+          <select id="members-tier" value={filters.tier_id} onChange={(e) => setFilters({ tier_id: valueOf(e) })}>
             <option value="">All tiers</option>
             {(tiers.data ?? []).map((t) => (
               <option value={t.id}>{filters.community_id || communities.length < 2 ? t.name : `${t.name} (${communityName(t.community_id) ?? 'another community'})`}</option>
@@ -59,10 +58,10 @@ export function MemberFilters({ filters, communities, tiers }: { filters: Filter
           </select>
         </Field>
         <Field id="members-joined-after" label="Joined after">
-          <input id="members-joined-after" type="date" value={filters.joined_after} onChange={(e) => set({ joined_after: valueOf(e) })} />
+          <input id="members-joined-after" type="date" value={filters.joined_after} onChange={(e) => setFilters({ joined_after: valueOf(e) })} />
         </Field>
         <Field id="members-sort" label="Sort by">
-          <select id="members-sort" value={filters.sort} onChange={(e) => set({ sort: valueOf(e) as Sort })}>
+          <select id="members-sort" value={filters.sort} onChange={(e) => setFilters({ sort: valueOf(e) as Sort })}>
             {SORTS.map((s) => (
               <option value={s.value}>{s.label}</option>
             ))}

@@ -1,5 +1,5 @@
 import type { paths } from '../api/openapi.js';
-import { navigate, type Route } from '../router.js';
+import { navigate, parseHash, type Route } from '../router.js';
 
 /** The list's query as the API takes it; the export takes the same filters without paging. */
 export type ListQuery = NonNullable<paths['/api/v1/members']['get']['parameters']['query']>;
@@ -58,9 +58,13 @@ export function readFilters(route: Route): Filters {
   };
 }
 
-/** Changes some filters: any change other than the page goes back to page 1. */
-export function setFilters(current: Filters, patch: Partial<Filters>) {
-  const next = { ...current, page: 1, ...patch };
+/**
+ * Changes some filters: any change other than the page goes back to page 1. The others are
+ * read from the hash as it is now, not from the render that set up the handler: the search
+ * box writes 300 ms after the last key, and a chip clicked meanwhile must not be undone.
+ */
+export function setFilters(patch: Partial<Filters>) {
+  const next = { ...readFilters(parseHash(location.hash)), page: 1, ...patch };
   navigate('members', {
     community_id: next.community_id,
     tier_id: next.tier_id,

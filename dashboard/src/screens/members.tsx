@@ -78,7 +78,7 @@ export function Members({ route }: { route: Route }) {
                 total={pagination.total}
                 estimate={pagination.total_is_estimate}
                 noun="members"
-                onPage={(page) => setFilters(filters, { page })}
+                onPage={(page) => setFilters({ page })}
               />
             ) : null}
           </Card>
