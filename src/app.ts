@@ -35,6 +35,8 @@ import { Exercise } from './modules/exercises/exercises.schemas.js';
 import { Program, ProgramDetail, Workout } from './modules/programs/programs.schemas.js';
 import { WebhookEvent } from './modules/webhooks/webhook-events.schemas.js';
 import { CreatedWorkoutLog, WorkoutLog } from './modules/workout-logs/workout-logs.schemas.js';
+import { WebhookDelivery, WebhookEndpoint } from './modules/events/endpoints.schemas.js';
+import { webhooksSection } from './modules/events/catalog/openapi.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -133,7 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
-  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, CreatorApiKey, DashboardSession, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard, Poll, MemberPoll, Post, MemberPost, LockedPost, Comment, MemberComment, Kudos, CreatorMetrics, CommunityMetrics, Cohorts, MetricsHistory]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Pagination, Creator, ApiKey, CreatorApiKey, DashboardSession, Community, Tier, Member, DiscoverCommunity, Subscription, Refund, Payout, Balance, Exercise, Workout, Program, ProgramDetail, WorkoutLog, CreatedWorkoutLog, WebhookEvent, MemberListItem, MemberRecord, ExecutedWorkout, Challenge, MemberChallenge, Ranking, Leaderboard, MemberLeaderboard, Poll, MemberPoll, Post, MemberPost, LockedPost, Comment, MemberComment, Kudos, CreatorMetrics, CommunityMetrics, Cohorts, MetricsHistory, WebhookEndpoint, WebhookDelivery]) app.addSchema(schema);
 
   // JSON only. An empty body counts as no body (clients send Content-Type on bodiless POSTs).
   app.removeAllContentTypeParsers();
@@ -159,7 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerValidation(app);
   registerMetrics(app);
-  await registerOpenApi(app);
+  await registerOpenApi(app, { webhooks: webhooksSection() });
 
   // Before the rate limit: a preflight is answered by the CORS hook and never counted.
   await registerCors(app, config.cors);

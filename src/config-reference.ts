@@ -105,6 +105,16 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: 'processed events (payloads hold personal data) are deleted after this, daily',
   },
   {
+    names: ['EVENTS_POLL_MS'],
+    default: '`500`',
+    meaning: 'how often a node looks for due deliveries to webhook endpoints (outgoing events); `0` sends none from this node',
+  },
+  {
+    names: ['EVENTS_CONCURRENCY'],
+    default: '`64`',
+    meaning: 'deliveries to webhook endpoints a node sends at once',
+  },
+  {
     names: ['SHUTDOWN_TIMEOUT_MS'],
     default: '`10000`',
     meaning: 'how long SIGTERM waits for in-flight requests',

@@ -34,6 +34,8 @@ export interface Config {
   idempotencyTtlHours: number;
   /** The webhook inbox: attempts before an event is parked as dead, events processed at once per node, retention of processed ones. */
   webhooks: { maxAttempts: number; concurrency: number; retentionDays: number };
+  /** Outgoing events (src/modules/events): how often a node looks for due deliveries (0: never), and requests it sends at once. */
+  events: { pollMs: number; concurrency: number };
   /** Grace period for in-flight requests on SIGTERM before the process gives up. */
   shutdownTimeoutMs: number;
   /** Largest accepted request body. */
@@ -257,6 +259,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: intFrom(env, 'WEBHOOK_MAX_ATTEMPTS', 20, 1, 1000),
       concurrency: intFrom(env, 'WEBHOOK_CONCURRENCY', 4, 1, 256),
       retentionDays: intFrom(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    },
+    events: {
+      pollMs: intFrom(env, 'EVENTS_POLL_MS', 500, 0, 60_000),
+      concurrency: intFrom(env, 'EVENTS_CONCURRENCY', 64, 1, 1024),
     },
     shutdownTimeoutMs: intFrom(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     bodyLimitBytes: 1024 * 1024,

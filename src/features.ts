@@ -100,6 +100,7 @@ import { createMetricsAggregates } from './modules/metrics/aggregates.js';
 import { createMetricsHistory } from './modules/metrics/history.js';
 import { webhookEventsRoutes } from './modules/webhooks/webhook-events.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { eventsFeature } from './modules/events/events.feature.js';
 
 // One node at a time reconciles: the others skip a round while this lock is held.
 const RECONCILE_LOCK_ID = 7_321_004_118;
@@ -121,12 +122,14 @@ export async function purgeRetained(
   retentionDays: number,
   accounts?: Pick<AccountRepo, 'purgeLinkTokens'>,
   sessions?: Pick<SessionsRepo, 'purge'>,
+  outgoing?: { purge(): Promise<number> },
 ) {
   return {
     events: await inbox.purgeProcessed(retentionDays),
     tokens: await members.purgeExpiredTokens(),
     linkTokens: (await accounts?.purgeLinkTokens()) ?? 0,
     dashboardSessions: (await sessions?.purge()) ?? 0,
+    outgoingEvents: (await outgoing?.purge()) ?? 0,
   };
 }
 
@@ -218,6 +221,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   app.decorate('metricsHistory', history);
   const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), challenges, now });
 
+  const events = eventsFeature(app, { db, config, logger });
   const sessionsRepo = createSessionsRepo(db);
   const dashboardSessions = createSessionsService({ db, sessions: sessionsRepo, creators, publicUrl: config.publicUrl });
 
@@ -238,6 +242,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       await api.register(membershipsRoutes(directory, memberRecords, membersExport));
       await api.register(challengesRoutes(challenges));
       await api.register(postsRoutes(posts));
+      await api.register(events.routes);
       await api.register(metricsRoutes(createMetricsService({ db, metrics: createMetricsRepo(db), communities: communitiesRepo, history, now })));
     },
     { prefix: '/api/v1' },
@@ -275,7 +280,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   // Retries of failed events, and events a crashed process had acknowledged but not done.
   const stopPolling = every(5000, () => inbox.drain(), logger, 'webhook inbox');
   // Retention: processed events (payloads with personal data) and expired member tokens.
-  const stopPurging = every(RETENTION_INTERVAL_MS, () => purgeRetained(inbox, membersRepo, config.webhooks.retentionDays, accountRepo, sessionsRepo), logger, 'retention purge');
+  const stopPurging = every(RETENTION_INTERVAL_MS, () => purgeRetained(inbox, membersRepo, config.webhooks.retentionDays, accountRepo, sessionsRepo, app.events), logger, 'retention purge');
   // One node at a time reconciles (an advisory lock); the others skip that round.
   const stopReconciling =
     config.reconcileIntervalMs > 0
@@ -302,7 +307,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   });
   tasks.run('post previews', () => posts.refreshStalePreviews(() => closing));
   app.addHook('onClose', async () => {
-    await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking(), stopHistory(), stopFolding()]);
+    await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking(), stopHistory(), stopFolding(), events.stop()]);
     await tasks.idle();
   });
 }

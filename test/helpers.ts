@@ -61,7 +61,9 @@ export async function buildTestApp(
   } = {},
 ): Promise<TestApp> {
   const database = opts.database ?? (await openTestDatabase());
-  const config = testConfig({ reconcileIntervalMs: 0, challengeRankingIntervalMs: 0, metricsHistoryIntervalMs: 0, metricsFoldIntervalMs: 0, ...opts.config });
+  // Background schedules are off: tests run them when they mean to (outgoing events: t.app.events.drain()).
+  const base = testConfig();
+  const config = testConfig({ reconcileIntervalMs: 0, challengeRankingIntervalMs: 0, metricsHistoryIntervalMs: 0, metricsFoldIntervalMs: 0, events: { ...base.events, pollMs: 0 }, ...opts.config });
   const adminToken = `test_admin_${randomBase62(32)}`;
   // On a shared PostgreSQL every test file gets its own simulator schema (its own clock), named
   // after the run's so that the run's teardown drops it; on PGlite the file's database copy is

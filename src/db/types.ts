@@ -15,6 +15,7 @@ import type { CommunityMembersTable, CreatorMembersTable } from './types.members
 import type { ChallengeDayRanksTable, ChallengeParticipantsTable, ChallengesTable } from './types.challenges.js';
 import type { FeedTables } from './types.posts.js';
 import type { MetricsTables } from './types.metrics.js';
+import type { EventTables } from './types.events.js';
 import type { AccountLinkTokensTable, ApiKeysTable, CreatorsTable, DashboardLoginLinksTable, DashboardSessionsTable } from './types.creators.js';
 
 export type * from './types.training.js';
@@ -22,6 +23,7 @@ export type * from './types.members.js';
 export type * from './types.challenges.js';
 export type * from './types.posts.js';
 export type * from './types.creators.js';
+export type * from './types.events.js';
 
 export interface IdempotencyKeysTable {
   scope: string;
@@ -253,7 +255,7 @@ export interface SubscriptionChangesTable {
   current_period_end: Date | null;
 }
 
-export interface Database extends FeedTables, MetricsTables {
+export interface Database extends FeedTables, MetricsTables, EventTables {
   creators: CreatorsTable;
   api_keys: ApiKeysTable;
   account_link_tokens: AccountLinkTokensTable;

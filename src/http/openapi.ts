@@ -42,6 +42,18 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/dashboard/sessions': 'listDashboardSessions',
   'DELETE /api/v1/dashboard/sessions/{id}': 'revokeDashboardSession',
   'POST /api/v1/admin/login-links': 'createCreatorLoginLink',
+  'GET /api/v1/webhook-event-types': 'listWebhookEventTypes',
+  'GET /api/v1/webhook-endpoints': 'listWebhookEndpoints',
+  'POST /api/v1/webhook-endpoints': 'createWebhookEndpoint',
+  'GET /api/v1/webhook-endpoints/{id}': 'getWebhookEndpoint',
+  'PATCH /api/v1/webhook-endpoints/{id}': 'updateWebhookEndpoint',
+  'DELETE /api/v1/webhook-endpoints/{id}': 'deleteWebhookEndpoint',
+  'POST /api/v1/webhook-endpoints/{id}/rotate-secret': 'rotateWebhookEndpointSecret',
+  'POST /api/v1/webhook-endpoints/{id}/test': 'testWebhookEndpoint',
+  'GET /api/v1/webhook-endpoints/{id}/deliveries': 'listWebhookDeliveries',
+  'GET /api/v1/webhook-endpoints/{id}/deliveries/{delivery_id}': 'getWebhookDelivery',
+  'POST /api/v1/webhook-endpoints/{id}/deliveries/{delivery_id}/retry': 'retryWebhookDelivery',
+  'POST /api/v1/webhook-endpoints/{id}/recover': 'recoverWebhookDeliveries',
   'POST /api/v1/admin/reconcile': 'reconcile',
   'GET /api/v1/admin/creators/{id}/ledger': 'verifyCreatorLedger',
   'GET /api/v1/admin/webhook-events': 'listWebhookEvents',
@@ -257,7 +269,7 @@ export function finishDocument(doc: Document): void {
 }
 
 /** OpenAPI 3.1 generated from the route schemas; the docs page is served from the package, offline. */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, { webhooks }: { webhooks?: Record<string, unknown> } = {}): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -291,6 +303,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'Member billing', description: 'Hosted checkout, the member’s own subscriptions (cancel and resume at period end), the processor’s billing portal, and the member’s payments.' },
         { name: 'Discovery', description: 'Public listing of active public communities and their tiers.' },
         { name: 'Webhooks', description: 'Events from the payment processor (signed).' },
+        { name: 'Webhook endpoints', description: 'Outgoing events: your endpoints, their signing secrets and delivery log. The event types and their payloads are in `webhooks`.' },
+        { name: 'Outgoing events', description: 'What Tribes POSTs to your webhook endpoints (Standard Webhooks 1.0).' },
         { name: 'Dashboard sessions', description: 'Signing in to the creator dashboard: one-time sign-in links, and the sessions they open (listed and signed out).' },
         { name: 'API keys', description: 'Your own API keys: create one (shown once) with scope `full` or `read`, list them, revoke them.' },
         { name: 'Admin', description: 'Operator API: creators, API keys, reconciliation.' },
@@ -301,6 +315,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transformObject: (generated) => {
       const doc = 'openapiObject' in generated ? generated.openapiObject : generated.swaggerObject;
       finishDocument(doc as Document);
+      // Outgoing events: what Tribes POSTs to the creator's endpoints (OpenAPI 3.1 `webhooks`).
+      if (webhooks) (doc as Document & { webhooks?: unknown }).webhooks = webhooks;
       return doc;
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },

@@ -1,4 +1,5 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { isLocalName, isPrivateAddress } from '../../http/public-address.js';
 
 /**
  * Which media URLs a post may carry. The server never fetches them: members' apps do. So the
@@ -10,38 +11,6 @@ import { BlockList, isIP } from 'node:net';
 export const MEDIA_TYPES = ['image', 'video', 'audio'] as const;
 export const MEDIA_MAX = 10;
 export const MEDIA_URL_MAX = 2048;
-
-const PRIVATE_V4: [string, number][] = [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, home of cloud metadata endpoints
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15], // benchmarking
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and 255.255.255.255 broadcast
-];
-
-const PRIVATE_V6: [string, number][] = [
-  // IPv4-compatible addresses (deprecated, never public), which also holds :: and ::1.
-  ['::', 96],
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-];
-
-const blocked = new BlockList();
-for (const [network, prefix] of PRIVATE_V4) blocked.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of PRIVATE_V6) blocked.addSubnet(network, prefix, 'ipv6');
-// Node's BlockList checks an IPv4-mapped IPv6 address (::ffff:7f00:1) against the IPv4
-// rules, so the mapped forms of the ranges above need no rules of their own (tested).
-
-// Names that only mean something inside one network; resolving them from a member's phone
-// reaches whatever that network calls them.
-const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa'];
 
 const PRIVATE_ADDRESS = 'must not point to a private, loopback or link-local address';
 
@@ -65,13 +34,13 @@ export function mediaUrlProblem(url: string): string | null {
   const host = parsed.hostname;
   if (host.startsWith('[')) {
     const address = host.slice(1, -1);
-    return isIP(address) === 6 && !blocked.check(address, 'ipv6') ? null : PRIVATE_ADDRESS;
+    return isIP(address) === 6 && !isPrivateAddress(address) ? null : PRIVATE_ADDRESS;
   }
-  if (isIP(host) === 4) return blocked.check(host, 'ipv4') ? PRIVATE_ADDRESS : null;
+  if (isIP(host) === 4) return isPrivateAddress(host) ? PRIVATE_ADDRESS : null;
 
   // "localhost." is the same name as "localhost".
   const name = host.endsWith('.') ? host.slice(0, -1) : host;
-  if (name === 'localhost' || LOCAL_SUFFIXES.some((suffix) => name.endsWith(suffix))) {
+  if (isLocalName(name)) {
     return 'must not point to a local network name';
   }
   if (!name.includes('.')) return 'must use a full domain name, like cdn.example.com';

@@ -6,6 +6,7 @@ import type { KeyedAnswer } from '../../http/idempotency.js';
 import { activityIsNewer } from '../activity/activity.js';
 import { SCORE_NEW_LOGS } from '../challenges/scores.js';
 import { LIVE_STATUSES } from '../programs/access.js';
+import { ISO, WANTS } from '../events/outbox.js';
 import type { PrKind } from './prs.js';
 import type { NewLog } from './workout-logs.repo.js';
 
@@ -142,6 +143,32 @@ with logs as (
   on conflict (member_id, exercise_id, kind) do update set
     value = excluded.value, previous_value = excluded.previous_value, log_id = excluded.log_id,
     set_position = excluded.set_position, creator_id = excluded.creator_id, performed_at = excluded.performed_at, updated_at = now()
+), log_events as (
+  -- Outgoing events (events/outbox.ts, the same rows recordEvents writes): workout.logged for a
+  -- log in a creator's community, pr.achieved per record it set; events.ts builds the same
+  -- data for a back-dated log. Built only for creators with an endpoint that wants the type.
+  select p.creator_id, 'workout.logged' as type, jsonb_build_object(
+           'log_id', l.id, 'member_id', l.member_id, 'community_id', p.community_id, 'workout_id', l.workout_id,
+           'performed_at', ${ISO('l.performed_at')}, 'sets_count', (select count(*) from input i where i.n = l.n),
+           'prs_count', (select count(*) from moved m where m.n = l.n and m.previous_value is not null)) as data
+  from written w join logs l on l.n = w.n join place p on p.n = w.n
+  where p.community_id is not null
+  union all
+  select p.creator_id, 'pr.achieved', jsonb_build_object(
+           'member_id', l.member_id, 'log_id', l.id, 'community_id', p.community_id, 'exercise_id', m.exercise_id,
+           'exercise_name', (select v.name from visible v where v.n = m.n and v.id = m.exercise_id), 'kind', m.kind,
+           'value', round(m.value::numeric, 2), 'previous_value', round(m.previous_value::numeric, 2), 'performed_at', ${ISO('l.performed_at')})
+  from written w join logs l on l.n = w.n join place p on p.n = w.n join moved m on m.n = w.n
+  where p.community_id is not null and m.previous_value is not null
+), new_events as (
+  insert into events (id, creator_id, type, data)
+  select tribes_uuid_v7(), e.creator_id, e.type, e.data from log_events e
+  where exists (select 1 from webhook_endpoints x where x.creator_id = e.creator_id and ${WANTS('x', 'e.type')})
+  returning id, creator_id, type
+), new_deliveries as (
+  insert into webhook_deliveries (id, creator_id, endpoint_id, event_id, event_type, next_attempt_at)
+  select tribes_uuid_v7(), e.creator_id, x.id, e.id, e.type, now()
+  from new_events e join webhook_endpoints x on x.creator_id = e.creator_id and ${WANTS('x', 'e.type')}
 )
 select case when w.n is not null then 'written'
             when g.n is not null then 'conflict'

@@ -12,6 +12,8 @@ import { displayValue, PR_KINDS, recompute, type Bests, type PrFound, type PrKin
 import type { LoggingRepo, LogStatementResult } from './logging.repo.js';
 import type { HolderRow, NewLog, NewSet, WorkoutLogRow, WorkoutLogsRepo } from './workout-logs.repo.js';
 import { FUTURE_SKEW_MS, type CreatedWorkoutLog, type CreateLogBody } from './workout-logs.schemas.js';
+import { recordEvents } from '../events/outbox.js';
+import { logEvents } from './events.js';
 
 export interface WorkoutLogsDeps {
   db: Db;
@@ -169,7 +171,9 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
         await logs.insertLog(log, trx);
         if (log.creator_id) await activity.record(log.creator_id, memberId, log.created_at, trx);
         await rescoreMember(trx, memberId);
-        return answerOf(result, (await recomputeExercises(memberId, exerciseIds, trx)).get(id) ?? []);
+        const created = answerOf(result, (await recomputeExercises(memberId, exerciseIds, trx)).get(id) ?? []);
+        if (log.creator_id) await recordEvents(trx, log.creator_id, logEvents(memberId, created));
+        return created;
       });
     },
 

@@ -1,0 +1,14 @@
+import type { EventDefinition } from './define.js';
+import { endpointDisabled, ping } from './system.js';
+import { prAchieved, workoutLogged } from './training.js';
+
+/**
+ * Every event type Tribes sends, in the order the OpenAPI document lists them. A type is
+ * listed here only once something sends it: an endpoint may subscribe to listed types only.
+ */
+export const CATALOG = [workoutLogged, prAchieved, endpointDisabled, ping] as const satisfies readonly EventDefinition[];
+
+export type EventType = (typeof CATALOG)[number]['type'];
+/** Types an endpoint may subscribe to: all but `ping`, which goes to the endpoint that asked for it. */
+export const SUBSCRIBABLE_TYPES = CATALOG.map((d) => d.type).filter((t) => t !== 'ping');
+export const CATALOG_VERSION = '2026-11-26';

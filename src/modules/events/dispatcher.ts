@@ -1,0 +1,152 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/types.js';
+import { recordEvents } from './outbox.js';
+import type { Sender, SendResult } from './sender.js';
+import { signatureHeader } from './signing.js';
+
+/**
+ * Sends what the outbox made due (DESIGN §1's background work, for outgoing events): each
+ * round claims up to `batch` due deliveries (FOR UPDATE SKIP LOCKED, so nodes claim
+ * different rows) by pushing their next attempt a lease ahead, sends them with at most
+ * `concurrency` requests in flight on this node, then settles all of them in one
+ * transaction. A node that dies mid-round leaves its claims to come due again when the
+ * lease ends: delivery is at least once, and receivers dedupe by `webhook-id`.
+ *
+ * Retries follow Svix's schedule stretched to about three days (RETRY_DELAYS_S), each delay
+ * ±10% of jitter so a receiver's outage does not come back as one wave; a `Retry-After` that
+ * asks for longer is honoured (up to a day). A 410 answer disables the endpoint at once; an
+ * endpoint with no success for 5 days is disabled too; both send `webhook_endpoint.disabled`
+ * to the creator's other endpoints. A disabled endpoint's deliveries wait for it.
+ */
+export const RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400];
+export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
+export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3600_000;
+/** Longer than a send may take (15 s), so a live sender's claim never comes due again. */
+const LEASE_S = 60;
+
+export interface DispatcherOptions {
+  db: Kysely<Database>;
+  sender: Sender;
+  now?: () => Date;
+  batch?: number;
+  concurrency?: number;
+  random?: () => number;
+}
+
+interface Claimed {
+  id: string;
+  creator_id: string;
+  endpoint_id: string;
+  event_id: string;
+  type: string;
+  data: unknown;
+  created_at: Date;
+  attempts: number;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+interface Outcome {
+  delivery: Claimed;
+  result: SendResult;
+  status: 'pending' | 'succeeded' | 'dead';
+  nextAttemptAt: Date | null;
+  gone: boolean;
+}
+
+/** The body every attempt of a delivery sends, byte for byte (the signature covers it). */
+export const payloadOf = (type: string, createdAt: Date, data: unknown) => JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
+
+export function createDispatcher({ db, sender, now = () => new Date(), batch = 200, concurrency = 64, random = Math.random }: DispatcherOptions) {
+  async function claim(at: Date): Promise<Claimed[]> {
+    const { rows } = await sql<Claimed>`with due as (
+        select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+        where d.status = 'pending' and d.next_attempt_at <= ${at} and w.enabled
+        order by d.next_attempt_at limit ${batch}
+        for update of d skip locked
+      ), claimed as (
+        update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = ${at}::timestamptz + make_interval(secs => ${LEASE_S}), updated_at = ${at}
+        from due where d.id = due.id
+        returning d.id, d.creator_id, d.endpoint_id, d.event_id, d.attempts
+      )
+      select c.*, e.type, e.data, e.created_at, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at
+      from claimed c join events e on e.id = c.event_id join webhook_endpoints w on w.id = c.endpoint_id`.execute(db);
+    return rows;
+  }
+
+  async function deliver(d: Claimed, at: Date): Promise<Outcome> {
+    const body = payloadOf(d.type, new Date(d.created_at), typeof d.data === 'string' ? JSON.parse(d.data) : d.data);
+    const secrets = [d.secret, ...(d.previous_secret && d.previous_secret_expires_at && new Date(d.previous_secret_expires_at) > at ? [d.previous_secret] : [])];
+    const timestamp = Math.floor(at.getTime() / 1000);
+    const result = await sender.send(d.url, { 'webhook-id': d.event_id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, body) }, body);
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const gone = result.statusCode === 410;
+    if (ok) return { delivery: d, result, status: 'succeeded', nextAttemptAt: null, gone };
+    if (gone || d.attempts >= MAX_ATTEMPTS) return { delivery: d, result, status: 'dead', nextAttemptAt: null, gone };
+    const scheduled = RETRY_DELAYS_S[d.attempts - 1]! * (0.9 + 0.2 * random());
+    const delayS = Math.max(scheduled, result.retryAfterSeconds ?? 0);
+    return { delivery: d, result, status: 'pending', nextAttemptAt: new Date(at.getTime() + delayS * 1000), gone };
+  }
+
+  async function settle(outcomes: Outcome[], at: Date): Promise<void> {
+    const col = <T>(f: (o: Outcome) => T) => outcomes.map(f);
+    await db.transaction().execute(async (trx) => {
+      await sql`insert into webhook_attempts (delivery_id, n, attempted_at, status_code, latency_ms, response_body, error)
+        select * from unnest(${col((o) => o.delivery.id)}::uuid[], ${col((o) => o.delivery.attempts)}::int[], ${col(() => at)}::timestamptz[],
+          ${col((o) => o.result.statusCode)}::int[], ${col((o) => o.result.latencyMs)}::int[], ${col((o) => o.result.body)}::text[], ${col((o) => o.result.error)}::text[])
+        on conflict do nothing`.execute(trx);
+      await sql`update webhook_deliveries d set status = o.status, next_attempt_at = o.next, last_attempt_at = ${at}, last_status_code = o.code, updated_at = ${at}
+        from unnest(${col((o) => o.delivery.id)}::uuid[], ${col((o) => o.status)}::text[], ${col((o) => o.nextAttemptAt)}::timestamptz[], ${col((o) => o.result.statusCode)}::int[]) as o(id, status, next, code)
+        where d.id = o.id`.execute(trx);
+      // Per endpoint: any success this round clears its failing streak; else the streak starts
+      // (or goes on), and a 410 or 5 days of it disables the endpoint.
+      const byEndpoint = new Map<string, { creatorId: string; ok: boolean; gone: boolean }>();
+      for (const o of outcomes) {
+        const e = byEndpoint.get(o.delivery.endpoint_id) ?? { creatorId: o.delivery.creator_id, ok: false, gone: false };
+        e.ok ||= o.status === 'succeeded';
+        e.gone ||= o.gone;
+        byEndpoint.set(o.delivery.endpoint_id, e);
+      }
+      const ids = [...byEndpoint.keys()];
+      const streaks = sql`unnest(${ids}::uuid[], ${ids.map((id) => byEndpoint.get(id)!.ok)}::boolean[], ${ids.map((id) => byEndpoint.get(id)!.gone)}::boolean[]) as s(id, ok, gone)`;
+      const failingSince = new Date(at.getTime() - FAILING_DISABLES_AFTER_MS);
+      const { rows: disabled } = await sql<{ id: string; creator_id: string; url: string; disabled_reason: 'gone' | 'failing'; failing_since: Date | null }>`
+        update webhook_endpoints w set enabled = false, disabled_reason = case when s.gone then 'gone' else 'failing' end, updated_at = ${at}
+        from ${streaks}
+        where w.id = s.id and w.enabled and (s.gone or (not s.ok and w.failing_since <= ${failingSince}))
+        returning w.id, w.creator_id, w.url, w.disabled_reason, w.failing_since`.execute(trx);
+      await sql`update webhook_endpoints w set failing_since = case when s.ok then null else coalesce(w.failing_since, ${at}) end
+        from ${streaks}
+        where w.id = s.id and w.failing_since is distinct from (case when s.ok then null else coalesce(w.failing_since, ${at}) end)`.execute(trx);
+      for (const e of disabled) {
+        await recordEvents(trx, e.creator_id, [
+          { type: 'webhook_endpoint.disabled', data: { endpoint_id: e.id, url: e.url, reason: e.disabled_reason, failing_since: e.failing_since ? new Date(e.failing_since).toISOString() : null } },
+        ]);
+      }
+    });
+  }
+
+  /** One round: claim what is due, send it, settle it. Answers how many were sent. */
+  async function runOnce(): Promise<number> {
+    const at = now();
+    const claimed = await claim(at);
+    if (claimed.length === 0) return 0;
+    const outcomes: Outcome[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < claimed.length) {
+        const d = claimed[next++]!;
+        outcomes.push(await deliver(d, at));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, worker));
+    await settle(outcomes, now());
+    return claimed.length;
+  }
+
+  return { runOnce };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;
