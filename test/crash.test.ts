@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 
 import { describeOp, historyOf, runLoad, settle, settled, Workload, type Op } from './crash/load.js';
 import { createFreshDatabase, freePorts, ServerProcess, sleep, type FreshDatabase } from './crash/server.js';
 import { answerViolations, effectViolations, finalityViolations, readEffects, replayViolations, report } from './crash/verify.js';
+import { startReceiver, verified } from './events-kit.js';
 
 /**
  * The crash suite (PostgreSQL only). The real server runs as a child process on a database of
@@ -18,7 +19,9 @@ import { answerViolations, effectViolations, finalityViolations, readEffects, re
  * 409 idempotency_key_in_use, 502, 503) is retried with its key and body until it gets a final
  * answer. Then: every key answered 2xx had its effect exactly once (database rows, processor
  * objects), answers replay as they were first given, no 500, the ledger adds up and no
- * claim is left in progress. Only outcomes are asserted, never timings.
+ * claim is left in progress. And outgoing events (issue #30): a receiver subscribed to
+ * `workout.logged` gets every committed log of the community at least once, and nothing for a
+ * log that does not exist. Only outcomes are asserted, never timings.
  */
 
 const postgresUrl = inject('postgresUrl');
@@ -110,6 +113,8 @@ describe.runIf(postgresUrl)('crash suite: keyed requests survive SIGKILL and a d
   }
 
   let simPort: number;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let endpointSecret = '';
 
   beforeAll(async () => {
     process.once('exit', killOnExit);
@@ -154,6 +159,9 @@ describe.runIf(postgresUrl)('crash suite: keyed requests survive SIGKILL and a d
         body: { name: 'Crash Gym', slug: `crash-${runId}-home`, category: 'musculacao' },
       });
       communityId = community.id;
+      // Outgoing events: a receiver in this process, subscribed to the logs (loopback is allowed with the simulator).
+      receiver = await startReceiver();
+      endpointSecret = (await expectCreated('/api/v1/webhook-endpoints', { auth: creator.authorization, body: { url: receiver.url, events: ['workout.logged'] } })).secret;
       const tier = await expectCreated('/api/v1/tiers', {
         auth: creator.authorization,
         body: { community_id: communityId, name: 'Yearly', price_cents: PRICE_CENTS, billing_period: 'yearly' },
@@ -215,6 +223,7 @@ describe.runIf(postgresUrl)('crash suite: keyed requests survive SIGKILL and a d
     try {
       await server?.kill();
       await server?.closeLog();
+      await receiver?.close();
       if (server && !failed) fs.rmSync(server.logFile, { force: true });
     } finally {
       try {
@@ -407,4 +416,38 @@ describe.runIf(postgresUrl)('crash suite: keyed requests survive SIGKILL and a d
       await db.end();
     }
   }, 30_000);
+
+  it('delivers workout.logged at least once for every committed log of the community, signed, and none for a log that does not exist', async () => {
+    requireLoad();
+    const db = new pg.Client({ connectionString: database!.url });
+    await db.connect();
+    let committed: Set<string>;
+    try {
+      const { rows } = await db.query<{ id: string }>('select id from workout_logs where community_id = $1', [communityId]);
+      committed = new Set(rows.map((r) => r.id));
+    } finally {
+      await db.end();
+    }
+    expect(committed.size).toBeGreaterThan(0);
+    const deliveredIds = () => new Set(receiver.ofType('workout.logged').map((r) => r.payload.data.log_id as string));
+    // A claim of a killed server comes due again when its lease (30 s) ends.
+    const deadline = Date.now() + 90_000;
+    while ([...committed].some((id) => !deliveredIds().has(id)) && Date.now() < deadline) await sleep(250);
+    const delivered = deliveredIds();
+    const missing = [...committed].filter((id) => !delivered.has(id));
+    const invented = [...delivered].filter((id) => !committed.has(id));
+    expect(missing.length, report('committed logs never delivered', missing)).toBe(0);
+    expect(invented.length, report('events for logs that do not exist', invented)).toBe(0);
+    const bodies = new Map<string, string>();
+    const changed: string[] = [];
+    for (const r of receiver.received) {
+      verified(endpointSecret, r);
+      const id = r.headers['webhook-id']!;
+      if (bodies.has(id) && bodies.get(id) !== r.body) changed.push(id);
+      bodies.set(id, r.body);
+    }
+    // Receivers dedupe by webhook-id: a second delivery of one event must be the same body.
+    expect(changed.length, report('events re-sent with another body', changed)).toBe(0);
+    console.log(`[crash suite] outgoing events: ${committed.size} logs in the community, ${receiver.received.length} deliveries received, ${receiver.received.length - bodies.size} of them repeats`);
+  }, 120_000);
 });

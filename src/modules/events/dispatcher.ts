@@ -21,8 +21,8 @@ import { signatureHeader } from './signing.js';
 export const RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400];
 export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
 export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3600_000;
-/** Longer than a send may take (15 s), so a live sender's claim never comes due again. */
-const LEASE_S = 60;
+/** Longer than a send may take (15 s) and its settling, so a live sender's claim never comes due again. */
+const LEASE_S = 30;
 
 export interface DispatcherOptions {
   db: Kysely<Database>;
