@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createEndpoint, startReceiver } from '../../../test/events-kit.js';
+import { buildTestApp, createCreator, json, type TestApp } from '../../../test/helpers.js';
+import { createDispatcher, MAX_ATTEMPTS, RETRY_DELAYS_S } from './dispatcher.js';
+import { createSender } from './sender.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+it('retries on the schedule for about three days, then parks the delivery as dead; five days of failures disable the endpoint', async () => {
+  const creator = await createCreator(t);
+  const receiver = await startReceiver(() => ({ status: 503 }));
+  const endpoint = await createEndpoint(t, creator, { url: receiver.url });
+  const watcher = await startReceiver();
+  await createEndpoint(t, creator, { url: watcher.url, events: ['webhook_endpoint.disabled'] });
+  // A clock this test moves; no jitter, so each wait is the schedule's.
+  let clock = Date.now();
+  const sender = createSender({ allowLoopback: true });
+  const dispatcher = createDispatcher({ db: t.database.db, sender, now: () => new Date(clock), random: () => 0.5 });
+  await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
+  clock = Date.now() + 1000;
+  const deliveryOf = async () => json(await t.app.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpoint.id}/deliveries`, headers: creator.headers })).data[0];
+
+  const started = clock;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    expect(await dispatcher.runOnce()).toBe(1);
+    const d = await deliveryOf();
+    expect(d.attempts).toBe(attempt);
+    if (attempt < MAX_ATTEMPTS) {
+      expect(d.status).toBe('pending');
+      expect(Date.parse(d.next_attempt_at) - clock).toBe(RETRY_DELAYS_S[attempt - 1]! * 1000);
+      // Not due a moment before its time.
+      clock = Date.parse(d.next_attempt_at) - 1000;
+      expect(await dispatcher.runOnce()).toBe(0);
+      clock += 1000;
+    } else {
+      expect(d).toMatchObject({ status: 'dead', next_attempt_at: null, last_status_code: 503 });
+    }
+  }
+  const days = (clock - started) / 86_400_000;
+  expect(days).toBeGreaterThan(2.5);
+  expect(days).toBeLessThan(3.5);
+  expect(receiver.received).toHaveLength(MAX_ATTEMPTS);
+  expect(json(await t.app.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpoint.id}`, headers: creator.headers })).data.enabled).toBe(true);
+
+  // Two days later it still fails: five days since the first failure, it is disabled.
+  clock += 2 * 86_400_000;
+  await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
+  await dispatcher.runOnce();
+  const ep = json(await t.app.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpoint.id}`, headers: creator.headers })).data;
+  expect(ep).toMatchObject({ enabled: false, disabled_reason: 'failing' });
+  await dispatcher.runOnce();
+  expect(watcher.ofType('webhook_endpoint.disabled')).toHaveLength(1);
+  expect(watcher.received[0]!.payload.data).toMatchObject({ endpoint_id: endpoint.id, reason: 'failing' });
+
+  // Recover: every dead delivery since the start is queued again, sent once the endpoint is enabled.
+  const patched = await t.app.inject({ method: 'PATCH', url: `/api/v1/webhook-endpoints/${endpoint.id}`, headers: creator.headers, payload: { enabled: true } });
+  expect(json(patched).data).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+  const recovered = await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/recover`, headers: creator.headers, payload: { since: new Date(started - 60_000).toISOString() } });
+  expect(json(recovered).data.queued).toBe(1);
+  sender.close();
+  await receiver.close();
+  await watcher.close();
+});
