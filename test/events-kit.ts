@@ -1,5 +1,8 @@
 import http from 'node:http';
+import { Ajv, type ValidateFunction } from 'ajv';
+import formatsPlugin from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
+import { webhooksSection } from '../src/modules/events/catalog/openapi.js';
 import { expect } from 'vitest';
 import { createCommunity, createTier, json, mintMember, type TestApp, type TestCreator, type TestMember } from './helpers.js';
 import { mirrorSubscription } from './members-kit.js';
@@ -38,9 +41,32 @@ export async function startReceiver(answer: (r: Received) => { status: number; b
   };
 }
 
-/** Verifies a delivery with the npm `standardwebhooks` package (not our signer); returns its payload. */
+/**
+ * Verifies a delivery with the npm `standardwebhooks` package (not our signer), and its
+ * payload against the type's schema as the OpenAPI document publishes it; returns the payload.
+ */
 export function verified(secret: string, r: Received) {
-  return new Webhook(secret).verify(r.body, { 'webhook-id': r.headers['webhook-id']!, 'webhook-timestamp': r.headers['webhook-timestamp']!, 'webhook-signature': r.headers['webhook-signature']! }) as Received['payload'];
+  const payload = new Webhook(secret).verify(r.body, {
+    'webhook-id': r.headers['webhook-id']!,
+    'webhook-timestamp': r.headers['webhook-timestamp']!,
+    'webhook-signature': r.headers['webhook-signature']!,
+  }) as Received['payload'];
+  const validate = bodySchemas().get(payload.type);
+  expect(validate, `${payload.type} is in the OpenAPI document's webhooks`).toBeDefined();
+  expect(validate!(payload) ? [] : validate!.errors, `${payload.type} matches its published schema`).toEqual([]);
+  return payload;
+}
+
+type FormatsPlugin = (ajv: Ajv) => Ajv;
+const addFormats = ((formatsPlugin as unknown as { default?: FormatsPlugin }).default ?? formatsPlugin) as unknown as FormatsPlugin;
+let compiled: Map<string, ValidateFunction> | undefined;
+/** Each type's request body as the OpenAPI document's `webhooks` section publishes it, compiled once. */
+function bodySchemas(): Map<string, ValidateFunction> {
+  if (compiled) return compiled;
+  const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
+  const section = webhooksSection() as Record<string, { post: { requestBody: { content: { 'application/json': { schema: object } } } } }>;
+  compiled = new Map(Object.entries(section).map(([type, item]) => [type, ajv.compile(item.post.requestBody.content['application/json'].schema)]));
+  return compiled;
 }
 
 export async function createEndpoint(t: TestApp, creator: TestCreator, body: Record<string, unknown>) {
