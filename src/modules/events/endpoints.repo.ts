@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { deleteInRounds } from '../../db/purge.js';
 import type { Executor } from '../../db/tx.js';
 import type { Database, DeliveryStatus, WebhookEndpointsTable } from '../../db/types.js';
 
@@ -95,17 +96,15 @@ export function createEndpointsRepo(db: Kysely<Database>) {
       return Number(result.numUpdatedRows);
     },
 
-    /** Events past retention, with their deliveries and attempts; none with a delivery still pending. */
-    async purge(retentionDays: number) {
-      const result = await db
-        .deleteFrom('events')
-        .where('created_at', '<', sql<Date>`now() - make_interval(days => ${retentionDays})`)
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id').where('d.status', '=', 'pending'))),
-        )
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
+    /** Events past retention, with their deliveries and attempts (cascade), in bounded rounds; none with a delivery still pending. */
+    purge: (retentionDays: number) =>
+      deleteInRounds(
+        db,
+        'events',
+        sql`created_at < now() - make_interval(days => ${retentionDays})
+          and not exists (select 1 from webhook_deliveries d where d.event_id = events.id and d.status = 'pending')`,
+        'created_at',
+      ),
   };
 }
 

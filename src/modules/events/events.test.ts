@@ -191,3 +191,20 @@ describe('delivering events', () => {
     await receiver.close();
   });
 });
+
+describe('retention', () => {
+  it('deletes events older than 30 days with their deliveries, but keeps one still waiting to be sent', async () => {
+    const creator = await createCreator(t);
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(t, creator, { url: receiver.url });
+    for (let i = 0; i < 2; i++) await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
+    await t.app.events.drain();
+    await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
+    // All three 31 days old; the third never sent (still pending).
+    await t.database.db.updateTable('events').set({ created_at: new Date(Date.now() - 31 * 86_400_000) }).where('creator_id', '=', creator.id).execute();
+    expect(await t.app.events.purge()).toBeGreaterThanOrEqual(2);
+    const left = json(await t.app.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpoint.id}/deliveries`, headers: creator.headers })).data;
+    expect(left.map((d: { status: string }) => d.status)).toEqual(['pending']);
+    await receiver.close();
+  });
+});
