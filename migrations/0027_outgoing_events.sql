@@ -66,6 +66,8 @@ create table webhook_deliveries (
 create unique index webhook_deliveries_event_key on webhook_deliveries (event_id, endpoint_id);
 create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at) where status = 'pending';
 create index webhook_deliveries_endpoint_idx on webhook_deliveries (endpoint_id, created_at desc, id desc);
+-- Dead ones: counted for the metrics, and re-queued by endpoint and time ("recover").
+create index webhook_deliveries_dead_idx on webhook_deliveries (endpoint_id, created_at) where status = 'dead';
 
 -- What each attempt saw: the answer's status (null: none came), how long it took and its
 -- first KB, or the error that stopped it.

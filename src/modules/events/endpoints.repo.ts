@@ -96,6 +96,14 @@ export function createEndpointsRepo(db: Kysely<Database>) {
       return Number(result.numUpdatedRows);
     },
 
+    /** For the metrics: deliveries due now and not yet claimed (a growing number: senders fall behind), and dead ones. */
+    async backlog() {
+      const row = await sql<{ due: number; dead: number }>`select
+          (select count(*)::int from webhook_deliveries where status = 'pending' and next_attempt_at <= now()) as due,
+          (select count(*)::int from webhook_deliveries where status = 'dead') as dead`.execute(db);
+      return row.rows[0]!;
+    },
+
     /** Events past retention, with their deliveries and attempts (cascade), in bounded rounds; none with a delivery still pending. */
     purge: (retentionDays: number) =>
       deleteInRounds(

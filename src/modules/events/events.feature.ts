@@ -41,6 +41,7 @@ export function eventsFeature(app: FastifyInstance, { db, config, logger }: { db
 
   const stopPolling = config.events.pollMs > 0 ? every(config.events.pollMs, drain, logger, 'outgoing events') : async () => {};
   return {
+    backlog: () => endpoints.backlog(),
     routes: endpointsRoutes(createEndpointsService({ db, endpoints, allowLoopback })),
     async stop() {
       stopped = true;

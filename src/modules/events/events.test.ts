@@ -208,3 +208,17 @@ describe('retention', () => {
     await receiver.close();
   });
 });
+
+describe('operations', () => {
+  it('shows the deliveries due and the dead ones in the Prometheus metrics', async () => {
+    const creator = await createCreator(t);
+    const receiver = await startReceiver(() => ({ status: 410 }));
+    const endpoint = await createEndpoint(t, creator, { url: receiver.url });
+    await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
+    const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec((await t.app.inject({ method: 'GET', url: '/metrics' })).body)?.[1]);
+    expect(await gauge('outgoing_deliveries_due')).toBeGreaterThanOrEqual(1);
+    await t.app.events.drain();
+    expect(await gauge('outgoing_deliveries_dead')).toBeGreaterThanOrEqual(1);
+    await receiver.close();
+  });
+});
