@@ -16,9 +16,9 @@ export interface Received {
 
 /**
  * A webhook receiver on 127.0.0.1 (allowed with the simulator, DESIGN §9) that answers what
- * `answer` says (200 by default) and keeps every request.
+ * `answer` says (200 by default), `delayMs` after the request came, and keeps every request.
  */
-export async function startReceiver(answer: (r: Received) => { status: number; body?: string; headers?: Record<string, string> } = () => ({ status: 200, body: 'ok' })) {
+export async function startReceiver(answer: (r: Received) => { status: number; body?: string; headers?: Record<string, string> } = () => ({ status: 200, body: 'ok' }), delayMs = 0) {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -28,7 +28,7 @@ export async function startReceiver(answer: (r: Received) => { status: number; b
       const r: Received = { headers: req.headers as Record<string, string>, body, payload: JSON.parse(body) };
       received.push(r);
       const a = answer(r);
-      res.writeHead(a.status, a.headers).end(a.body ?? '');
+      setTimeout(() => res.writeHead(a.status, a.headers).end(a.body ?? ''), delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

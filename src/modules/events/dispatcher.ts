@@ -23,6 +23,9 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
 export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3600_000;
 /** Longer than a send may take (15 s) and its settling, so a live sender's claim never comes due again. */
 const LEASE_S = 30;
+/** Finished deliveries are settled together, this many at a time or this soon after finishing. */
+const SETTLE_BATCH = 100;
+const SETTLE_WITHIN_MS = 200;
 
 export interface DispatcherOptions {
   db: Kysely<Database>;
@@ -50,6 +53,8 @@ interface Claimed {
 
 interface Outcome {
   delivery: Claimed;
+  /** When it was sent. */
+  at: Date;
   result: SendResult;
   status: 'pending' | 'succeeded' | 'dead';
   nextAttemptAt: Date | null;
@@ -60,11 +65,22 @@ interface Outcome {
 export const payloadOf = (type: string, createdAt: Date, data: unknown) => JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
 
 export function createDispatcher({ db, sender, now = () => new Date(), batch = 200, concurrency = 64, random = Math.random }: DispatcherOptions) {
-  async function claim(at: Date): Promise<Claimed[]> {
-    const { rows } = await sql<Claimed>`with due as (
-        select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
-        where d.status = 'pending' and d.next_attempt_at <= ${at} and w.enabled
-        order by d.next_attempt_at limit ${batch}
+  const perEndpoint = Math.max(1, Math.floor(concurrency / 4));
+  /**
+   * Claims up to `limit` due deliveries, at most `perEndpoint` of one endpoint and none of the
+   * endpoints in `busy` (this node already has that many of theirs in flight): a receiver that
+   * is slow or black-holed holds a few of the node's slots, never all of them.
+   */
+  async function claim(at: Date, limit: number, busy: string[]): Promise<Claimed[]> {
+    const { rows } = await sql<Claimed>`with candidates as (
+        select d.id, d.next_attempt_at, row_number() over (partition by d.endpoint_id order by d.next_attempt_at) as n
+        from (select d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries d
+              where d.status = 'pending' and d.next_attempt_at <= ${at} and not (d.endpoint_id = any(${busy}::uuid[]))
+              order by d.next_attempt_at limit ${limit * 4}) d
+      ), due as (
+        select d.id from webhook_deliveries d join candidates c on c.id = d.id join webhook_endpoints w on w.id = d.endpoint_id
+        where c.n <= ${perEndpoint} and d.status = 'pending' and d.next_attempt_at <= ${at} and w.enabled
+        order by c.next_attempt_at limit ${limit}
         for update of d skip locked
       ), claimed as (
         update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = ${at}::timestamptz + make_interval(secs => ${LEASE_S}), updated_at = ${at}
@@ -77,28 +93,42 @@ export function createDispatcher({ db, sender, now = () => new Date(), batch = 2
   }
 
   async function deliver(d: Claimed, at: Date): Promise<Outcome> {
+    let result: SendResult;
+    try {
+      result = await send(d, at);
+    } catch (err) {
+      // Never expected (the sender answers every failure as a result): counted as a failed attempt.
+      result = { statusCode: null, latencyMs: 0, body: null, error: `could not send: ${String(err).slice(0, 200)}`, retryAfterSeconds: null };
+    }
+    return outcomeOf(d, at, result);
+  }
+
+  function send(d: Claimed, at: Date): Promise<SendResult> {
     const body = payloadOf(d.type, new Date(d.created_at), typeof d.data === 'string' ? JSON.parse(d.data) : d.data);
     const secrets = [d.secret, ...(d.previous_secret && d.previous_secret_expires_at && new Date(d.previous_secret_expires_at) > at ? [d.previous_secret] : [])];
     const timestamp = Math.floor(at.getTime() / 1000);
-    const result = await sender.send(d.url, { 'webhook-id': d.event_id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, body) }, body);
+    return sender.send(d.url, { 'webhook-id': d.event_id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, body) }, body);
+  }
+
+  function outcomeOf(d: Claimed, at: Date, result: SendResult): Outcome {
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const gone = result.statusCode === 410;
-    if (ok) return { delivery: d, result, status: 'succeeded', nextAttemptAt: null, gone };
-    if (gone || d.attempts >= MAX_ATTEMPTS) return { delivery: d, result, status: 'dead', nextAttemptAt: null, gone };
+    if (ok) return { delivery: d, at, result, status: 'succeeded', nextAttemptAt: null, gone };
+    if (gone || d.attempts >= MAX_ATTEMPTS) return { delivery: d, at, result, status: 'dead', nextAttemptAt: null, gone };
     const scheduled = RETRY_DELAYS_S[d.attempts - 1]! * (0.9 + 0.2 * random());
     const delayS = Math.max(scheduled, result.retryAfterSeconds ?? 0);
-    return { delivery: d, result, status: 'pending', nextAttemptAt: new Date(at.getTime() + delayS * 1000), gone };
+    return { delivery: d, at, result, status: 'pending', nextAttemptAt: new Date(at.getTime() + delayS * 1000), gone };
   }
 
   async function settle(outcomes: Outcome[], at: Date): Promise<void> {
     const col = <T>(f: (o: Outcome) => T) => outcomes.map(f);
     await db.transaction().execute(async (trx) => {
       await sql`insert into webhook_attempts (delivery_id, n, attempted_at, status_code, latency_ms, response_body, error)
-        select * from unnest(${col((o) => o.delivery.id)}::uuid[], ${col((o) => o.delivery.attempts)}::int[], ${col(() => at)}::timestamptz[],
+        select * from unnest(${col((o) => o.delivery.id)}::uuid[], ${col((o) => o.delivery.attempts)}::int[], ${col((o) => o.at)}::timestamptz[],
           ${col((o) => o.result.statusCode)}::int[], ${col((o) => o.result.latencyMs)}::int[], ${col((o) => o.result.body)}::text[], ${col((o) => o.result.error)}::text[])
         on conflict do nothing`.execute(trx);
-      await sql`update webhook_deliveries d set status = o.status, next_attempt_at = o.next, last_attempt_at = ${at}, last_status_code = o.code, updated_at = ${at}
-        from unnest(${col((o) => o.delivery.id)}::uuid[], ${col((o) => o.status)}::text[], ${col((o) => o.nextAttemptAt)}::timestamptz[], ${col((o) => o.result.statusCode)}::int[]) as o(id, status, next, code)
+      await sql`update webhook_deliveries d set status = o.status, next_attempt_at = o.next, last_attempt_at = o.at, last_status_code = o.code, updated_at = ${at}
+        from unnest(${col((o) => o.delivery.id)}::uuid[], ${col((o) => o.status)}::text[], ${col((o) => o.nextAttemptAt)}::timestamptz[], ${col((o) => o.result.statusCode)}::int[], ${col((o) => o.at)}::timestamptz[]) as o(id, status, next, code, at)
         where d.id = o.id`.execute(trx);
       // Per endpoint: any success this round clears its failing streak; else the streak starts
       // (or goes on), and a 410 or 5 days of it disables the endpoint.
@@ -128,25 +158,65 @@ export function createDispatcher({ db, sender, now = () => new Date(), batch = 2
     });
   }
 
-  /** One round: claim what is due, send it, settle it. Answers how many were sent. */
-  async function runOnce(): Promise<number> {
-    const at = now();
-    const claimed = await claim(at);
-    if (claimed.length === 0) return 0;
-    const outcomes: Outcome[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < claimed.length) {
-        const d = claimed[next++]!;
-        outcomes.push(await deliver(d, at));
-      }
+  /**
+   * Sends until nothing is due (or `stop()`): claims whenever half the slots are free, so a
+   * slow receiver never holds up the rest (no round waits for its slowest request), and
+   * settles finished deliveries in batches, at the latest SETTLE_WITHIN_MS after they finish
+   * (well inside the lease). `claims: 1` makes one claim only (tests step a clock with it).
+   */
+  async function pump({ stop = () => false, claims = Infinity }: { stop?: () => boolean; claims?: number } = {}): Promise<number> {
+    const inFlight = new Map<Promise<void>, string>();
+    const perEndpointInFlight = new Map<string, number>();
+    let finished: Outcome[] = [];
+    let oldestFinished = 0;
+    let sent = 0;
+    let claimsLeft = claims;
+    let dry = false;
+    const flush = async () => {
+      if (finished.length === 0) return;
+      const outcomes = finished;
+      finished = [];
+      await settle(outcomes, now());
+      // Settling can make events of its own (an endpoint disabled): look again.
+      dry = false;
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, worker));
-    await settle(outcomes, now());
-    return claimed.length;
+    const start = (d: Claimed, at: Date) => {
+      perEndpointInFlight.set(d.endpoint_id, (perEndpointInFlight.get(d.endpoint_id) ?? 0) + 1);
+      const p: Promise<void> = deliver(d, at).then((o) => {
+        if (finished.length === 0) oldestFinished = Date.now();
+        finished.push(o);
+        inFlight.delete(p);
+        perEndpointInFlight.set(d.endpoint_id, perEndpointInFlight.get(d.endpoint_id)! - 1);
+      });
+      inFlight.set(p, d.endpoint_id);
+    };
+    for (;;) {
+      const room = concurrency - inFlight.size;
+      if (!dry && claimsLeft > 0 && !stop() && (inFlight.size === 0 || room >= concurrency / 2)) {
+        const busy = [...perEndpointInFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+        const at = now();
+        const claimed = await claim(at, Math.min(batch, room), busy);
+        claimsLeft--;
+        for (const d of claimed) start(d, at);
+        sent += claimed.length;
+        // Nothing due but what this node holds: claim again only once those are done.
+        dry = claimed.length === 0 && busy.length === 0;
+      }
+      if (inFlight.size === 0) {
+        if (finished.length > 0) {
+          await flush();
+          if (!stop() && claimsLeft > 0) continue;
+        }
+        if (dry || stop() || claimsLeft <= 0) return sent;
+        continue;
+      }
+      await Promise.race([...inFlight.keys(), new Promise((resolve) => setTimeout(resolve, SETTLE_WITHIN_MS).unref())]);
+      if (finished.length >= SETTLE_BATCH || (finished.length > 0 && Date.now() - oldestFinished >= SETTLE_WITHIN_MS)) await flush();
+      if (inFlight.size === 0) dry = false;
+    }
   }
 
-  return { runOnce };
+  return { pump, runOnce: () => pump({ claims: 1 }) };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

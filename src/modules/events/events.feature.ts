@@ -28,15 +28,8 @@ export function eventsFeature(app: FastifyInstance, { db, config, logger }: { db
   const sender = createSender({ allowLoopback, maxSockets: config.events.concurrency });
   const dispatcher = createDispatcher({ db, sender, concurrency: config.events.concurrency });
   let stopped = false;
-  /** Rounds until nothing is due (a full round means more may be waiting). */
-  async function drain(): Promise<number> {
-    let sent = 0;
-    for (;;) {
-      const n = await dispatcher.runOnce();
-      sent += n;
-      if (n === 0 || stopped) return sent;
-    }
-  }
+  /** Sends until nothing is due (dispatcher.ts pump). */
+  const drain = () => dispatcher.pump({ stop: () => stopped });
   app.decorate('events', { drain, purge: () => endpoints.purge(EVENT_RETENTION_DAYS) });
 
   const stopPolling = config.events.pollMs > 0 ? every(config.events.pollMs, drain, logger, 'outgoing events') : async () => {};

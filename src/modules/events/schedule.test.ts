@@ -61,7 +61,38 @@ it('retries on the schedule for about three days, then parks the delivery as dea
   expect(json(patched).data).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
   const recovered = await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/recover`, headers: creator.headers, payload: { since: new Date(started - 60_000).toISOString() } });
   expect(json(recovered).data.queued).toBe(1);
+  await t.app.inject({ method: 'DELETE', url: `/api/v1/webhook-endpoints/${endpoint.id}`, headers: creator.headers });
   sender.close();
   await receiver.close();
   await watcher.close();
 });
+
+it('keeps delivering to other endpoints while one receiver is slow: it holds a quarter of the slots, never all of them', async () => {
+  const creator = await createCreator(t);
+  // The slow receiver answers after 1.2 s. Its deliveries are older, so a claim by age alone
+  // would give it every slot and the fast ones would wait for it.
+  const slow = await startReceiver(() => ({ status: 200 }), 1200);
+  const fast = await startReceiver();
+  const slowEndpoint = await createEndpoint(t, creator, { url: slow.url });
+  const fastEndpoint = await createEndpoint(t, creator, { url: fast.url });
+  for (let i = 0; i < 12; i++) await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${slowEndpoint.id}/test`, headers: creator.headers });
+  for (let i = 0; i < 12; i++) await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${fastEndpoint.id}/test`, headers: creator.headers });
+  const sender = createSender({ allowLoopback: true });
+  const dispatcher = createDispatcher({ db: t.database.db, sender, concurrency: 8 });
+  const started = Date.now();
+  let fastDoneAfter = -1;
+  const watch = setInterval(() => {
+    if (fastDoneAfter < 0 && fast.received.length === 12) fastDoneAfter = Date.now() - started;
+  }, 20);
+  // Stops claiming once the fast ones are in (and waits for what it holds).
+  await dispatcher.pump({ stop: () => fast.received.length === 12 });
+  clearInterval(watch);
+  expect(fast.received).toHaveLength(12);
+  expect(fastDoneAfter).toBeGreaterThanOrEqual(0);
+  expect(fastDoneAfter).toBeLessThan(1000);
+  // What is left would only keep other test files' senders busy.
+  for (const id of [slowEndpoint.id, fastEndpoint.id]) await t.app.inject({ method: 'DELETE', url: `/api/v1/webhook-endpoints/${id}`, headers: creator.headers });
+  sender.close();
+  await slow.close();
+  await fast.close();
+}, 30_000);
