@@ -8,6 +8,7 @@ import type { ChallengeRow, ChallengesRepo } from './challenges.repo.js';
 import type { MemberChallenge, MemberChallengesQuery } from './challenges.schemas.js';
 import { board, presentRanking, publicFields, statusOf, tierVerdict } from './challenges.service.js';
 import { rescore } from './scores.js';
+import { recordEvents } from '../events/outbox.js';
 
 export interface MemberChallengesDeps {
   db: Db;
@@ -122,9 +123,13 @@ export function createMemberChallengesService({ db, challenges, lockHistory, now
       }
       return inTransaction(db, answer, async (trx) => {
         await lockHistory(memberId, trx);
-        if (await challenges.addParticipant(challenge.creator_id, id, memberId, now(), trx)) {
+        const joinedAt = now();
+        if (await challenges.addParticipant(challenge.creator_id, id, memberId, joinedAt, trx)) {
           await rescore(trx, sql`p.challenge_id = ${id} and p.member_id = ${memberId}`);
           if (!(await challenges.countParticipant(id, 1, trx))) throw new AppError('conflict', 'The challenge was canceled; it no longer accepts new participants.');
+          await recordEvents(trx, challenge.creator_id, [
+            { type: 'challenge.joined', data: { challenge_id: id, community_id: challenge.community_id, member_id: memberId, joined_at: joinedAt.toISOString() } },
+          ]);
         }
         return reloaded(memberId, id, trx);
       });

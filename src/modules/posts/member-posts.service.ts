@@ -11,6 +11,7 @@ import { accessOf, presentToMember, requireFull, type MemberPostView } from './p
 import type { AccessRow, MemberPostRow, PostsRepo } from './posts.repo.js';
 import type { FeedQuery } from './posts.schemas.js';
 import type { ViewRecorder } from './views.js';
+import { recordEvents } from '../events/outbox.js';
 
 export interface MemberPostsDeps {
   db: Db;
@@ -139,6 +140,9 @@ export function createMemberPostsService({ db, posts, engagement, activity, view
         const at = now();
         await engagement.addComment({ id: commentId, creatorId: post.creator_id, postId: id, memberId, body, at }, trx);
         await activity.record(post.creator_id, memberId, at, trx);
+        await recordEvents(trx, post.creator_id, [
+          { type: 'comment.created', data: { comment_id: commentId, post_id: id, community_id: post.community_id, member_id: memberId, body, created_at: at.toISOString() } },
+        ]);
         return presentMemberComment((await engagement.comment(id, commentId, trx))!, memberId);
       });
     },

@@ -10,6 +10,7 @@ import { teaserOf } from './paywall.js';
 import type { PostsRepo, PostWrite } from './posts.repo.js';
 import { POLL, PREVIEW_MAX, type CreatePostBody, type ListPostsQuery, type PollInput, type UpdatePostBody } from './posts.schemas.js';
 import { countsOf, pollOf, type PostRow } from './present.js';
+import { recordEvents } from '../events/outbox.js';
 
 export interface PostsDeps {
   db: Db;
@@ -142,7 +143,14 @@ export function createPostsService({ db, posts, engagement, communities, now }: 
         if (!(await communities.findStatus(creatorId, input.community_id, trx))) throw notFound('Community');
         await checkTier(creatorId, input.community_id, row.tier_min_id, trx);
         await posts.insert(creatorId, row, trx);
-        return presentPost(await load(creatorId, row.id, trx), at);
+        const post = presentPost(await load(creatorId, row.id, trx), at);
+        await recordEvents(trx, creatorId, [
+          {
+            type: 'post.published',
+            data: { post_id: post.id, community_id: post.community_id, tier_min_id: post.tier_min_id, preview: post.preview, pinned: post.pinned, has_poll: post.poll !== null, media_count: post.media.length, published_at: post.created_at },
+          },
+        ]);
+        return post;
       });
     },
 

@@ -1,4 +1,5 @@
 import type { EventDefinition } from './define.js';
+import { challengeJoined, commentCreated, postPublished } from './community.js';
 import { endpointDisabled, ping } from './system.js';
 import { prAchieved, workoutLogged } from './training.js';
 
@@ -6,7 +7,7 @@ import { prAchieved, workoutLogged } from './training.js';
  * Every event type Tribes sends, in the order the OpenAPI document lists them. A type is
  * listed here only once something sends it: an endpoint may subscribe to listed types only.
  */
-export const CATALOG = [workoutLogged, prAchieved, endpointDisabled, ping] as const satisfies readonly EventDefinition[];
+export const CATALOG = [workoutLogged, prAchieved, postPublished, commentCreated, challengeJoined, endpointDisabled, ping] as const satisfies readonly EventDefinition[];
 
 export type EventType = (typeof CATALOG)[number]['type'];
 /** Types an endpoint may subscribe to: all but `ping`, which goes to the endpoint that asked for it. */

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChallenge, joinChallenge } from '../../../test/challenges-kit.js';
+import { communityWithMember, createEndpoint, startReceiver, verified } from '../../../test/events-kit.js';
+import { buildTestApp, createCreator, json, mintMember, type TestApp } from '../../../test/helpers.js';
+import { asMember, createPost } from '../../../test/posts-kit.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+describe('community events', () => {
+  it('sends post.published with the teaser members without access see, never the body', async () => {
+    const creator = await createCreator(t);
+    const { communityId } = await communityWithMember(t, creator);
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(t, creator, { url: receiver.url, events: ['post.published'] });
+    const body = `Today's session, in detail: ${'squat, hinge, press and carry; '.repeat(8)}the secret finisher is 100 burpees.`;
+    const post = await createPost(t, creator, { community_id: communityId, content: body, pinned: true });
+    await t.app.events.drain();
+    const [event] = receiver.received.map((r) => verified(endpoint.secret, r));
+    expect(event).toMatchObject({
+      type: 'post.published',
+      data: { post_id: post.id, community_id: communityId, tier_min_id: null, preview: post.preview, pinned: true, has_poll: false, media_count: 0, published_at: post.created_at },
+    });
+    expect(receiver.received[0]!.body).not.toContain('secret finisher');
+    await receiver.close();
+  });
+
+  it("sends comment.created for a member's comment, and nothing for one refused", async () => {
+    const creator = await createCreator(t);
+    const { communityId, member } = await communityWithMember(t, creator);
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(t, creator, { url: receiver.url, events: ['comment.created'] });
+    const post = await createPost(t, creator, { community_id: communityId });
+    const res = await asMember(t, member, 'POST', `/posts/${post.id}/comments`, { body: 'Done in 14 minutes!' });
+    expect(res.statusCode, res.body).toBe(201);
+    const outsider = await mintMember(t);
+    expect((await asMember(t, outsider, 'POST', `/posts/${post.id}/comments`, { body: 'Let me in' })).statusCode).toBeGreaterThanOrEqual(400);
+    await t.app.events.drain();
+    expect(receiver.received.map((r) => verified(endpoint.secret, r))).toEqual([
+      {
+        type: 'comment.created',
+        timestamp: expect.any(String),
+        data: { comment_id: json(res).data.id, post_id: post.id, community_id: communityId, member_id: member.id, body: 'Done in 14 minutes!', created_at: json(res).data.created_at },
+      },
+    ]);
+    await receiver.close();
+  });
+
+  it('sends challenge.joined once, however often the member joins', async () => {
+    const creator = await createCreator(t);
+    const { communityId, member } = await communityWithMember(t, creator);
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(t, creator, { url: receiver.url, events: ['challenge.joined'] });
+    const challenge = await createChallenge(t, creator, { community_id: communityId, starts_at: new Date(Date.now() - 86_400_000) });
+    for (let i = 0; i < 2; i++) expect((await joinChallenge(t, member, challenge.id)).statusCode).toBe(200);
+    await t.app.events.drain();
+    const events = receiver.received.map((r) => verified(endpoint.secret, r));
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data).toMatchObject({ challenge_id: challenge.id, community_id: communityId, member_id: member.id });
+    await receiver.close();
+  });
+});
