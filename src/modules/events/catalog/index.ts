@@ -1,4 +1,17 @@
 import type { EventDefinition } from './define.js';
+import {
+  accountUpdated,
+  memberJoined,
+  memberLeft,
+  paymentSucceeded,
+  payoutFailed,
+  payoutPaid,
+  refundCreated,
+  subscriptionCanceled,
+  subscriptionCreated,
+  subscriptionPastDue,
+  subscriptionUpdated,
+} from './billing.js';
 import { endpointDisabled, ping } from './system.js';
 import { prAchieved, workoutLogged } from './training.js';
 
@@ -6,7 +19,23 @@ import { prAchieved, workoutLogged } from './training.js';
  * Every event type Tribes sends, in the order the OpenAPI document lists them. A type is
  * listed here only once something sends it: an endpoint may subscribe to listed types only.
  */
-export const CATALOG = [workoutLogged, prAchieved, endpointDisabled, ping] as const satisfies readonly EventDefinition[];
+export const CATALOG = [
+  workoutLogged,
+  prAchieved,
+  subscriptionCreated,
+  subscriptionUpdated,
+  subscriptionCanceled,
+  subscriptionPastDue,
+  memberJoined,
+  memberLeft,
+  paymentSucceeded,
+  refundCreated,
+  payoutPaid,
+  payoutFailed,
+  accountUpdated,
+  endpointDisabled,
+  ping,
+] as const satisfies readonly EventDefinition[];
 
 export type EventType = (typeof CATALOG)[number]['type'];
 /** Types an endpoint may subscribe to: all but `ping`, which goes to the endpoint that asked for it. */
