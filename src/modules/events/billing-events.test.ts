@@ -96,7 +96,7 @@ describe('billing events', () => {
     await receiver.close();
   });
 
-  it('sends subscription.past_due when a renewal fails, and no member.left: a past-due member keeps access', async () => {
+  it('sends subscription.past_due once when the mirror reads the status twice, and no member.left: a past-due member keeps access', async () => {
     const { creator, receiver, events } = await listening();
     const s = await subscribe(t, { creator });
     await processorSays(s, 'past_due');
@@ -105,6 +105,27 @@ describe('billing events', () => {
     expect(pastDue).toHaveLength(1);
     expect(pastDue[0]!.data).toMatchObject({ id: s.subscription.id, status: 'past_due', previous_attributes: { status: 'active' } });
     expect(await events('member.left')).toEqual([]);
+    await receiver.close();
+  });
+
+  it('sends payment.failed and subscription.past_due when the processor fails to charge a renewal', async () => {
+    const { creator, receiver, events } = await listening();
+    const s = await subscribe(t, { creator, priceCents: 4000 });
+    const { processor_customer_id: customer } = await t.database.db.selectFrom('subscriptions').select('processor_customer_id').where('id', '=', s.subscription.id).executeTakeFirstOrThrow();
+    const failing = await fetch(`${t.simulator.url}/v1/test_helpers/customers/${customer}/payment_behavior`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk_test_tribes', 'stripe-account': s.account },
+      body: JSON.stringify({ fail: true }),
+    });
+    expect(failing.status).toBe(200);
+    await advanceDays(t, 32);
+    const failed = await events('payment.failed');
+    expect(failed.length).toBeGreaterThanOrEqual(1);
+    expect(failed[0]!.data).toMatchObject({ subscription_id: s.subscription.id, member_id: s.member.id, tier_id: s.tierId, amount_due_cents: 4000, currency: 'brl', attempt_count: 1 });
+    const api = await get(creator, `/subscriptions/${s.subscription.id}`);
+    const pastDue = await events('subscription.past_due');
+    expect(pastDue).toHaveLength(1);
+    expect(pastDue[0]!.data).toMatchObject({ id: api.id, status: 'past_due', previous_attributes: { status: 'active' } });
     await receiver.close();
   });
 

@@ -103,6 +103,33 @@ export function createPaymentsSync({ db, processor }: { db: Db; processor: Proce
     return true;
   }
 
+  /**
+   * payment.failed for a failed attempt to pay an invoice of a mirrored subscription. No row
+   * keeps failed attempts: this runs in the effect of the processor's invoice.payment_failed,
+   * which the inbox applies once per processor event (one event per failed attempt).
+   */
+  async function applyFailure(trx: Executor, invoice: Stripe.Invoice): Promise<void> {
+    const subscriptionId = idOf((invoice as InvoiceWithLinks).parent?.subscription_details?.subscription);
+    if (!subscriptionId || !invoice.id) return;
+    const sub = await trx.selectFrom('subscriptions').select(['id', 'creator_id', 'member_id', 'tier_id']).where('processor_subscription_id', '=', subscriptionId).executeTakeFirst();
+    if (!sub) return;
+    await recordEvents(trx, sub.creator_id, [
+      {
+        type: 'payment.failed',
+        data: {
+          subscription_id: sub.id,
+          member_id: sub.member_id,
+          tier_id: sub.tier_id,
+          amount_due_cents: invoice.amount_due,
+          currency: invoice.currency,
+          processor_invoice_id: invoice.id,
+          attempt_count: invoice.attempt_count,
+          next_payment_attempt: invoice.next_payment_attempt ? new Date(invoice.next_payment_attempt * 1000).toISOString() : null,
+        },
+      },
+    ]);
+  }
+
   /** Mirrors the refunds of one payment intent; returns how many were new. */
   async function applyRefunds(trx: Executor, paymentIntent: string, refunds: Stripe.Refund[]): Promise<number> {
     const payment = await trx
@@ -141,6 +168,7 @@ export function createPaymentsSync({ db, processor }: { db: Db; processor: Proce
 
   return {
     applyInvoice,
+    applyFailure,
     applyRefunds,
     /** Reads the refunds of a payment intent now (for charge.refunded); write with the returned effect. */
     async readRefunds(account: string, paymentIntent: string) {

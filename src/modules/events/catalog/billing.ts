@@ -82,6 +82,21 @@ export const paymentSucceeded = defineEvent(
   }),
 );
 
+export const paymentFailed = defineEvent(
+  'payment.failed',
+  'An attempt to charge a member for a subscription’s invoice failed (a declined card, say). Sent once per failed attempt; the processor retries a renewal (see `next_payment_attempt`) and the subscription usually becomes `past_due` meanwhile.',
+  EventData('PaymentFailedData', {
+    subscription_id: Uuid,
+    member_id: Uuid,
+    tier_id: Uuid,
+    amount_due_cents: Int64({ description: 'What the invoice asks for, in cents of `currency`.' }),
+    currency: Currency,
+    processor_invoice_id: ProcessorId(),
+    attempt_count: Int64({ description: 'Attempts to pay the invoice so far, this one included.' }),
+    next_payment_attempt: Type.Union([Timestamp, Type.Null()], { description: 'When the processor tries again; null when it will not.' }),
+  }),
+);
+
 export const refundCreated = defineEvent(
   'refund.created',
   'A payment was refunded, in part or whole, through this API or in the processor’s dashboard. Sent once per refund, whichever way Tribes learned of it first.',
