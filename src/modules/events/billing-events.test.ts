@@ -33,6 +33,12 @@ async function processorSays(s: Subscribed, status: Stripe.Subscription.Status) 
   await t.database.db.transaction().execute((trx) => sync.apply(trx, s.account, { seq: read.seq, subscription: { ...read.subscription, status } }));
 }
 
+/** The account's payout schedule, changed at the processor and mirrored from its account.updated. */
+async function setSchedule(s: Subscribed, interval: 'manual' | 'daily') {
+  await t.stripe.accounts.update(s.account, { settings: { payouts: { schedule: { interval } } } });
+  await t.app.tasks.idle();
+}
+
 describe('billing events', () => {
   it('sends subscription.created, member.joined and payment.succeeded once for a paid checkout, and nothing for a re-sync that finds no change', async () => {
     const { creator, receiver, events } = await listening();
@@ -132,8 +138,7 @@ describe('billing events', () => {
   it('sends payout.failed with the payout as the API shows it', async () => {
     const { creator, receiver, events } = await listening();
     const s = await subscribe(t, { creator, priceCents: 10_000, billingPeriod: 'yearly' });
-    await t.stripe.accounts.update(s.account, { settings: { payouts: { schedule: { interval: 'manual' } } } });
-    await t.app.tasks.idle();
+    await setSchedule(s, 'manual');
     await advanceDays(t, 8);
     const manual = await t.app.inject({ method: 'POST', url: '/api/v1/payouts/manual', headers: creator.headers, payload: { amount_cents: 5000 } });
     expect(manual.statusCode, manual.body).toBe(201);
@@ -142,6 +147,22 @@ describe('billing events', () => {
     await t.app.tasks.idle();
     const failed = await events('payout.failed');
     expect(failed.map((e) => e.data)).toEqual([await get(creator, `/payouts/${payout.id}`)]);
+    await receiver.close();
+  });
+
+  it('sends payout.paid once for an automatic payout that reaches the bank, and nothing more when reconciliation re-reads it', async () => {
+    const { creator, receiver, events } = await listening();
+    const s = await subscribe(t, { creator, priceCents: 10_000, billingPeriod: 'yearly' });
+    await setSchedule(s, 'daily');
+    await advanceDays(t, 11);
+    const paid = json(await t.app.inject({ method: 'GET', url: '/api/v1/payouts?status=paid', headers: creator.headers })).data as Array<{ id: string }>;
+    expect(paid.length).toBeGreaterThanOrEqual(1);
+    const sent = await events('payout.paid');
+    expect(sent.map((e) => e.data).sort((a, b) => String(a.id).localeCompare(String(b.id)))).toEqual(
+      await Promise.all(paid.map((p) => get(creator, `/payouts/${p.id}`))).then((all) => all.sort((a, b) => String(a.id).localeCompare(String(b.id)))),
+    );
+    await t.app.reconciler.run({ creatorId: creator.id });
+    expect(await events('payout.paid')).toHaveLength(sent.length);
     await receiver.close();
   });
 
