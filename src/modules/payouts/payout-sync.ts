@@ -6,6 +6,8 @@ import type { Executor } from '../../db/tx.js';
 import type { PayoutStatus } from '../../db/types.js';
 import type { Processor } from '../../processor/processor.js';
 import type { SubscriptionSync } from '../subscriptions/sync.js';
+import { recordEvents } from '../events/outbox.js';
+import { presentPayout } from './payouts.service.js';
 
 const STATUS: Record<string, PayoutStatus> = { pending: 'pending', in_transit: 'in_transit', paid: 'paid', failed: 'failed', canceled: 'canceled' };
 
@@ -34,9 +36,16 @@ export function createPayoutSync({ db, processor, sync }: { db: Db; processor: P
       .insertInto('payouts')
       .values({ id: newId(), creator_id: creator.id, processor_payout_id: payout.id, created_at: new Date(payout.created * 1000), synced_seq: seq, ...values })
       .onConflict((oc) => oc.column('processor_payout_id').doUpdateSet({ ...values, synced_seq: seq, updated_at: new Date() }).where('payouts.synced_seq', '<', seq))
-      .returning('id')
+      .returning(['id', 'processor_payout_id', 'created_at'])
       .executeTakeFirst();
-    if (row) return { id: row.id, changed: !before || before.status !== values.status };
+    if (row) {
+      const changed = !before || before.status !== values.status;
+      // Sent in the write that moved the status there: a re-read of a paid payout sends nothing.
+      if (changed && (values.status === 'paid' || values.status === 'failed')) {
+        await recordEvents(trx, creator.id, [{ type: values.status === 'paid' ? 'payout.paid' : 'payout.failed', data: presentPayout({ ...values, ...row }) }]);
+      }
+      return { id: row.id, changed };
+    }
     // A newer read (an event's) stored it meanwhile, after this one looked: it stands.
     const stored = await trx.selectFrom('payouts').select('id').where('processor_payout_id', '=', payout.id).executeTakeFirstOrThrow();
     return { id: stored.id, changed: false };

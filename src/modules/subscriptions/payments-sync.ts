@@ -2,8 +2,30 @@ import { sql } from 'kysely';
 import type Stripe from 'stripe';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import type { Executor } from '../../db/tx.js';
 import type { Processor } from '../../processor/processor.js';
+import { iso, type Executor } from '../../db/tx.js';
+import { recordEvents } from '../events/outbox.js';
+
+/** refund.created, in the transaction that inserted the refund's row (here, or the refund API's). */
+export const recordRefundCreated = (
+  trx: Executor,
+  creatorId: string,
+  r: { id: string; subscription_id: string; amount_cents: number; currency: string; status: string; processor_refund_id: string; created_at: Date | string },
+) =>
+  recordEvents(trx, creatorId, [
+    {
+      type: 'refund.created',
+      data: {
+        refund_id: r.id,
+        subscription_id: r.subscription_id,
+        amount_cents: Number(r.amount_cents),
+        currency: r.currency,
+        status: r.status,
+        processor_refund_id: r.processor_refund_id,
+        created_at: iso(r.created_at),
+      },
+    },
+  ]);
 
 type InvoiceWithLinks = Stripe.Invoice & {
   parent?: { subscription_details?: { subscription?: string | { id: string } | null } | null } | null;
@@ -36,7 +58,7 @@ export function createPaymentsSync({ db, processor }: { db: Db; processor: Proce
     const subscriptionId = idOf(inv.parent?.subscription_details?.subscription);
     const paymentIntent = idOf(inv.payments?.data[0]?.payment?.payment_intent);
     if (invoice.status !== 'paid' || !subscriptionId || !paymentIntent || !invoice.id) return false;
-    const sub = await trx.selectFrom('subscriptions').select(['id', 'creator_id']).where('processor_subscription_id', '=', subscriptionId).executeTakeFirst();
+    const sub = await trx.selectFrom('subscriptions').select(['id', 'creator_id', 'member_id']).where('processor_subscription_id', '=', subscriptionId).executeTakeFirst();
     if (!sub) return false;
     const price = chargedPrice(invoice);
     const tier = price
@@ -56,9 +78,56 @@ export function createPaymentsSync({ db, processor }: { db: Db; processor: Proce
         paid_at: new Date((invoice.status_transitions?.paid_at ?? invoice.created) * 1000),
       })
       .onConflict((oc) => oc.column('processor_invoice_id').doNothing())
-      .returning('id')
+      .returning(['id', 'paid_at'])
       .executeTakeFirst();
-    return inserted !== undefined;
+    if (!inserted) return false;
+    // Sent with the row, once: an invoice already mirrored inserts nothing.
+    const fee = (invoice as { application_fee_amount?: number | null }).application_fee_amount ?? null;
+    await recordEvents(trx, sub.creator_id, [
+      {
+        type: 'payment.succeeded',
+        data: {
+          payment_id: inserted.id,
+          subscription_id: sub.id,
+          member_id: sub.member_id,
+          tier_id: tier?.tier_id ?? null,
+          gross_cents: invoice.amount_paid,
+          fee_cents: fee,
+          net_cents: fee === null ? null : invoice.amount_paid - fee,
+          currency: invoice.currency,
+          processor_invoice_id: invoice.id,
+          paid_at: iso(inserted.paid_at),
+        },
+      },
+    ]);
+    return true;
+  }
+
+  /**
+   * payment.failed for a failed attempt to pay an invoice of a mirrored subscription. No row
+   * keeps failed attempts: this runs in the effect of the processor's invoice.payment_failed,
+   * which the inbox applies once per processor event (one event per failed attempt).
+   */
+  async function applyFailure(trx: Executor, invoice: Stripe.Invoice): Promise<void> {
+    const subscriptionId = idOf((invoice as InvoiceWithLinks).parent?.subscription_details?.subscription);
+    if (!subscriptionId || !invoice.id) return;
+    const sub = await trx.selectFrom('subscriptions').select(['id', 'creator_id', 'member_id', 'tier_id']).where('processor_subscription_id', '=', subscriptionId).executeTakeFirst();
+    if (!sub) return;
+    await recordEvents(trx, sub.creator_id, [
+      {
+        type: 'payment.failed',
+        data: {
+          subscription_id: sub.id,
+          member_id: sub.member_id,
+          tier_id: sub.tier_id,
+          amount_due_cents: invoice.amount_due,
+          currency: invoice.currency,
+          processor_invoice_id: invoice.id,
+          attempt_count: invoice.attempt_count,
+          next_payment_attempt: invoice.next_payment_attempt ? new Date(invoice.next_payment_attempt * 1000).toISOString() : null,
+        },
+      },
+    ]);
   }
 
   /** Mirrors the refunds of one payment intent; returns how many were new. */
@@ -88,15 +157,18 @@ export function createPaymentsSync({ db, processor }: { db: Db; processor: Proce
         // The payment intent too: a refund the creator's API stored first does not know it (migrations/0023).
         .onConflict((oc) => oc.column('processor_refund_id').doUpdateSet({ status: refund.status ?? 'succeeded', processor_payment_intent_id: paymentIntent }))
         // xmax = 0 only on a freshly inserted row version: tells an insert from an update.
-        .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
+        .returning(['id', 'status', 'created_at', sql<boolean>`(xmax = 0)`.as('inserted')])
         .executeTakeFirst();
-      if (row?.inserted) added++;
+      if (!row?.inserted) continue;
+      added++;
+      await recordRefundCreated(trx, payment.creator_id, { ...row, subscription_id: payment.subscription_id, amount_cents: refund.amount, currency: refund.currency, processor_refund_id: refund.id });
     }
     return added;
   }
 
   return {
     applyInvoice,
+    applyFailure,
     applyRefunds,
     /** Reads the refunds of a payment intent now (for charge.refunded); write with the returned effect. */
     async readRefunds(account: string, paymentIntent: string) {

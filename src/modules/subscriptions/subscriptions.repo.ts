@@ -176,8 +176,15 @@ export function createSubscriptionsRepo(db: Executor) {
       trx: Executor = db,
     ) {
       // The charge.refunded webhook may have mirrored it first; either way one row per refund.
-      await trx.insertInto('refunds').values({ ...row, creator_id: creatorId }).onConflict((oc) => oc.column('processor_refund_id').doNothing()).execute();
-      return trx.selectFrom('refunds').selectAll().where('creator_id', '=', creatorId).where('processor_refund_id', '=', row.processor_refund_id).executeTakeFirstOrThrow();
+      const inserted = await trx
+        .insertInto('refunds')
+        .values({ ...row, creator_id: creatorId })
+        .onConflict((oc) => oc.column('processor_refund_id').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      const stored = await trx.selectFrom('refunds').selectAll().where('creator_id', '=', creatorId).where('processor_refund_id', '=', row.processor_refund_id).executeTakeFirstOrThrow();
+      // inserted: this call wrote it (its refund.created is for the caller to record).
+      return { ...stored, inserted: inserted !== undefined };
     },
   };
 }

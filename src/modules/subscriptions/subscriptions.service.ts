@@ -13,6 +13,7 @@ import { requireProcessorAccount } from '../creators/processor-account.js';
 import type { SubscriptionRow, SubscriptionsRepo } from './subscriptions.repo.js';
 import type { CancelBody, ListSubscriptionsQuery, RefundBody } from './subscriptions.schemas.js';
 import type { SubscriptionSync } from './sync.js';
+import { recordRefundCreated } from './payments-sync.js';
 
 export const presentSubscription = (s: SubscriptionRow) => ({
   id: s.id,
@@ -199,6 +200,7 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
       };
       return inTransaction(db, answer, async (trx): Promise<Refund> => {
         const stored = await subscriptions.insertRefund(creatorId, row, trx);
+        if (stored.inserted) await recordRefundCreated(trx, creatorId, stored);
         return {
           id: stored.id,
           subscription_id: id,

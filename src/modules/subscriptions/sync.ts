@@ -12,6 +12,7 @@ import { requalifyParticipations } from '../challenges/qualification.js';
 import { createMetricsAggregates } from '../metrics/aggregates.js';
 import { createMembershipRepo } from './membership.repo.js';
 import { isLive, SUBSCRIPTION_STATUSES } from './status.js';
+import { recordSubscriptionEvents } from './subscription-events.js';
 
 /**
  * The subscription mirror. The service never trusts an event's payload for state it keeps:
@@ -170,10 +171,7 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
     await lockProcessorObject(trx, sub.id);
     const before = await trx
       .selectFrom('subscriptions')
-      .select([
-        'id', 'status', 'cancel_at_period_end', 'current_period_end', 'price_cents', 'billing_period', 'tier_id', 'canceled_at', 'ended_at', 'synced_seq',
-        'processor_schedule_id', 'scheduled_tier_id',
-      ])
+      .selectAll()
       .where('processor_subscription_id', '=', sub.id)
       .forUpdate()
       .executeTakeFirst();
@@ -231,6 +229,8 @@ export function createSubscriptionSync({ db, processor, logger, now }: { db: Db;
       await requalifyParticipations(creator.id, member.member_id, clock(), trx);
       await membership.refresh(creator.id, member.member_id, tierPrice.community_id, trx);
       await aggregates.refresh(creator.id, member.member_id, trx);
+      // Outgoing events, decided here so that every path into the mirror sends them once per change.
+      await recordSubscriptionEvents(trx, creator.id, before, id);
     }
     return { id, changed };
   }

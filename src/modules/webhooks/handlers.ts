@@ -80,7 +80,17 @@ export function createEventHandlers(deps: {
         await write(trx);
       };
     },
-    'invoice.payment_failed': fromInvoiceEvent,
+    // The subscription as it is now (past_due, say), and the failed attempt as payment.failed.
+    'invoice.payment_failed': async (event) => {
+      const account = accountOf(event);
+      const writeSubscription = await fromInvoiceEvent(event);
+      if (!account || typeof event.data.object.id !== 'string') return writeSubscription;
+      const invoice = await processor.retrieveInvoice(account, event.data.object.id);
+      return async (trx) => {
+        await writeSubscription?.(trx);
+        await payments.applyFailure(trx, invoice);
+      };
+    },
     'account.updated': async (event) => {
       const account = accountOf(event) ?? (typeof event.data.object.id === 'string' ? event.data.object.id : undefined);
       if (!account) return undefined;
