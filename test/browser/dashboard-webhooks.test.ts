@@ -90,7 +90,7 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard's webhooks in Ch
     await context.close();
   });
 
-  it("draws an endpoint's pages at 375 px, rotates its secret through a confirmation, and disables it", async () => {
+  it("draws an endpoint's pages at 375 px, rotates its secret through a confirmation, disables, recovers and deletes it", async () => {
     const { context, page } = await signedIn(w, { width: 375, height: 800 });
     const [endpoint] = (await apiGet(w, '/api/v1/webhook-endpoints')).data as Array<{ id: string }>;
     const [delivery] = (await apiGet(w, `/api/v1/webhook-endpoints/${endpoint!.id}/deliveries`)).data as Array<{ id: string }>;
@@ -120,6 +120,19 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard's webhooks in Ch
     await page.getByTestId('enable-endpoint').waitFor();
     expect(await page.getByTestId('endpoint-state').textContent()).toMatch(/Disabled.*You turned it off/);
     expect((await apiGet(w, `/api/v1/webhook-endpoints/${endpoint!.id}`)).data).toMatchObject({ enabled: false, disabled_reason: 'creator' });
+
+    // Nothing failed: recovering queues none, and says so.
+    await page.getByLabel('Send again every failed delivery since').fill(new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
+    await page.getByRole('button', { name: 'Recover failed deliveries' }).click();
+    expect(await page.getByTestId('endpoint-notice').textContent()).toMatch(/^0 failed deliveries since .* queued again/);
+
+    await page.getByTestId('delete-endpoint').click();
+    expect(await dialog.textContent()).toMatch(/delivery log is deleted with it/);
+    await dialog.getByRole('button', { name: 'Delete endpoint' }).click();
+    await page.waitForURL(/#\/webhooks$/);
+    await waitForScreen(page);
+    expect(await page.getByText('No endpoints yet').count()).toBe(1);
+    expect((await apiGet(w, '/api/v1/webhook-endpoints')).data).toEqual([]);
     await context.close();
   });
 });

@@ -4,6 +4,7 @@ import type { paths } from '../api/openapi.js';
 import type { DataOf } from '../api/types.js';
 import { Show, useLoad } from '../ui/load.js';
 import { Field, FormActions, valueOf } from '../ui/parts.js';
+import { useIdempotencyKey } from './member-idempotency.js';
 
 type Created = DataOf<'/api/v1/webhook-endpoints', 'post'>;
 type Events = NonNullable<paths['/api/v1/webhook-endpoints']['post']['requestBody']>['content']['application/json']['events'];
@@ -11,7 +12,7 @@ type Events = NonNullable<paths['/api/v1/webhook-endpoints']['post']['requestBod
 /**
  * A new endpoint: its URL, every event type (including types added later) or the ones ticked
  * from GET /webhook-event-types, and a description. The API judges the URL (422 with its
- * message); one Idempotency-Key per form, so a retried submit never adds two.
+ * message); one Idempotency-Key per form and body, so a submit retried after a lost answer never adds two.
  */
 export function EndpointForm({ onDone, onCancel }: { onDone: (endpoint: Created) => void; onCancel: () => void }) {
   const types = useLoad(async () => ok(await api.GET('/api/v1/webhook-event-types')).data, []);
@@ -21,7 +22,7 @@ export function EndpointForm({ onDone, onCancel }: { onDone: (endpoint: Created)
   const [description, setDescription] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const [key] = useState(() => crypto.randomUUID());
+  const keyFor = useIdempotencyKey();
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -33,7 +34,7 @@ export function EndpointForm({ onDone, onCancel }: { onDone: (endpoint: Created)
     setError(undefined);
     try {
       const body = { url: url.trim(), events: (every ? ['*'] : picked) as NonNullable<Events>, ...(description.trim() ? { description: description.trim() } : {}) };
-      onDone(ok(await api.POST('/api/v1/webhook-endpoints', { body, headers: { 'Idempotency-Key': key } })).data);
+      onDone(ok(await api.POST('/api/v1/webhook-endpoints', { body, headers: { 'Idempotency-Key': keyFor(body) } })).data);
     } catch (err) {
       setError(messageOf(err));
       setBusy(false);
