@@ -124,7 +124,7 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard's webhooks in Ch
     // Nothing failed: recovering queues none, and says so.
     await page.getByLabel('Send again every failed delivery since').fill(new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
     await page.getByRole('button', { name: 'Recover failed deliveries' }).click();
-    expect(await page.getByTestId('endpoint-notice').textContent()).toMatch(/^0 failed deliveries since .* queued again/);
+    await expect.poll(() => page.getByTestId('endpoint-notice').textContent()).toMatch(/^0 failed deliveries since .* queued again/);
 
     await page.getByTestId('delete-endpoint').click();
     expect(await dialog.textContent()).toMatch(/delivery log is deleted with it/);
