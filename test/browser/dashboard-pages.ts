@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
  * share: the screens to visit, how to know one is drawn, and the checks a person relies on
  * (axe-core's serious and critical violations; no sideways scroll).
  */
-export const SCREEN_PATHS = ['overview', 'members', 'retention', 'communities', 'training', 'feed', 'money', 'settings'] as const;
+export const SCREEN_PATHS = ['overview', 'members', 'retention', 'communities', 'training', 'feed', 'money', 'webhooks', 'settings'] as const;
 
 /** Drawn: the app booted, nothing is loading, the network is quiet. */
 export async function waitForScreen(page: Page, timeout = 15_000): Promise<void> {

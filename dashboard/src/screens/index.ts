@@ -9,6 +9,7 @@ import { Overview } from './overview.js';
 import { Retention } from './retention.js';
 import { Settings } from './settings.js';
 import { Training } from './training.js';
+import { Webhooks } from './webhooks.js';
 
 export interface Screen {
   /** The first segment of the hash route: #/members. */
@@ -29,5 +30,6 @@ export const SCREENS: Screen[] = [
   { path: 'training', title: 'Programs & challenges', view: Training },
   { path: 'feed', title: 'Feed', view: Feed },
   { path: 'money', title: 'Money', view: Money },
+  { path: 'webhooks', title: 'Webhooks', view: Webhooks },
   { path: 'settings', title: 'Settings', view: Settings },
 ];
