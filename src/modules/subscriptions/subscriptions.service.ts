@@ -164,10 +164,11 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
         fresh = await processor.retrieveSubscription(account, processorId);
       }
       return inTransaction(db, answer, async (trx) => {
+        // The reason first: the mirror's write below sends the subscription events, which carry it.
+        if (body.reason) await subscriptions.setCancellationReason(creatorId, id, body.reason, trx);
         await sync.apply(trx, account, { seq, subscription: fresh });
         // The creator's own cancel wins over a pause or resume (convergePause keeps it).
         await subscriptions.markCanceledByCreator(creatorId, id, trx);
-        if (body.reason) await subscriptions.setCancellationReason(creatorId, id, body.reason, trx);
         return presentSubscription((await subscriptions.find(creatorId, id, trx))!);
       });
     },
