@@ -289,9 +289,11 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
       ? every(config.reconcileIntervalMs, () => runExclusive(database, RECONCILE_LOCK_ID, () => reconciler.run()), logger, 'reconcile')
       : async () => {};
   // End-of-day ranks for leaderboard deltas: checked at start-up and every few minutes, done once a day per challenge.
-  if (config.challengeRankingIntervalMs > 0) tasks.run('challenge standings', () => standings.run());
+  // Then challenge.finished for the challenges that have ended (once each, across nodes).
+  const rankAndFinish = () => standings.run().then(() => standings.finishEnded());
+  if (config.challengeRankingIntervalMs > 0) tasks.run('challenge standings', rankAndFinish);
   const stopRanking =
-    config.challengeRankingIntervalMs > 0 ? every(config.challengeRankingIntervalMs, () => standings.run(), logger, 'challenge standings') : async () => {};
+    config.challengeRankingIntervalMs > 0 ? every(config.challengeRankingIntervalMs, rankAndFinish, logger, 'challenge standings') : async () => {};
   // The daily metrics history: checked at start-up and every few minutes, each day written once per scope.
   // One node at a time (an advisory lock): a first backfill is heavy, and the others would only redo it.
   const fillHistory = () => runExclusive(database, METRICS_HISTORY_LOCK_ID, () => history.run());

@@ -19,6 +19,8 @@ export interface ChallengesTable {
   canceled_at: Date | null;
   participants_count: Generated<number>;
   ranked_day: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When challenge.finished was written (migrations/0028); null until the challenge has ended and a node told. */
+  finished_event_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -1,9 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Executor } from '../../db/tx.js';
+import { recordEvents } from '../events/outbox.js';
 import { recomputed } from './scores.js';
 
 const DAY_MS = 86_400_000;
+/** challenge.finished carries the top of the final ranking: the whole list is the leaderboard API's. */
+export const FINISHED_RANKING_MAX = 100;
 
 /** The UTC day (YYYY-MM-DD) `at` falls on. */
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
@@ -54,7 +57,62 @@ export function createStandings({ db, now }: { db: Db; now: () => Date }) {
     return true;
   }
 
+  /**
+   * challenge.finished for each challenge that has ended: claimed by the conditional update of
+   * finished_event_at in the transaction that writes the event, so it is sent once across
+   * nodes and runs. The ranking is the leaderboard's order (score, then who reached it first).
+   */
+  async function finishEnded(): Promise<number> {
+    const ended = await db
+      .selectFrom('challenges')
+      .select('id')
+      .where('finished_event_at', 'is', null)
+      .where('canceled_at', 'is', null)
+      .where('ends_at', '<=', now())
+      .orderBy('ends_at')
+      .limit(100)
+      .execute();
+    let told = 0;
+    for (const { id } of ended) {
+      const done = await db.transaction().execute(async (trx) => {
+        const c = await trx
+          .updateTable('challenges')
+          .set({ finished_event_at: now() })
+          .where('id', '=', id)
+          .where('finished_event_at', 'is', null)
+          .returning(['creator_id', 'community_id', 'name', 'metric', 'starts_at', 'ends_at', 'participants_count'])
+          .executeTakeFirst();
+        if (!c) return false;
+        const { rows } = await sql<{ member_id: string; score: string; rank: string }>`
+          select member_id, score, row_number() over (order by score desc, reached_at, member_id) as rank
+          from challenge_participants where challenge_id = ${id}
+          order by score desc, reached_at, member_id limit ${FINISHED_RANKING_MAX}`.execute(trx);
+        await recordEvents(trx, c.creator_id, [
+          {
+            type: 'challenge.finished',
+            data: {
+              challenge_id: id,
+              community_id: c.community_id,
+              name: c.name,
+              metric: c.metric,
+              starts_at: new Date(c.starts_at).toISOString(),
+              ends_at: new Date(c.ends_at).toISOString(),
+              participants_count: c.participants_count,
+              ranking: rows.map((r) => ({ rank: Number(r.rank), member_id: r.member_id, score: Number(r.score) })),
+            },
+          },
+        ]);
+        return true;
+      });
+      if (done) told++;
+    }
+    return told;
+  }
+
   return {
+    /** challenge.finished for the challenges that have ended (the standings job runs it after run()). */
+    finishEnded,
+
     /** Ranks the previous UTC day for every challenge that ran during it and is not ranked for it yet. */
     async run(): Promise<{ day: string; ranked: number }> {
       const cutoff = new Date(`${utcDay(now())}T00:00:00.000Z`);

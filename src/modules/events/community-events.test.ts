@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChallenge, joinChallenge } from '../../../test/challenges-kit.js';
 import { communityWithMember, createEndpoint, startReceiver, verified } from '../../../test/events-kit.js';
-import { buildTestApp, createCreator, json, mintMember, type TestApp } from '../../../test/helpers.js';
+import { BENCH_PRESS_ID, buildTestApp, createCreator, json, mintMember, type TestApp } from '../../../test/helpers.js';
 import { asMember, createPost } from '../../../test/posts-kit.js';
 
 let t: TestApp;
@@ -60,6 +60,38 @@ describe('community events', () => {
     const events = receiver.received.map((r) => verified(endpoint.secret, r));
     expect(events).toHaveLength(1);
     expect(events[0]!.data).toMatchObject({ challenge_id: challenge.id, community_id: communityId, member_id: member.id });
+    await receiver.close();
+  });
+});
+
+describe('challenge.finished', () => {
+  it('sends the final ranking once when a challenge ends, however many nodes look', async () => {
+    const creator = await createCreator(t);
+    const { communityId, member } = await communityWithMember(t, creator);
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(t, creator, { url: receiver.url, events: ['challenge.finished'] });
+    const challenge = await createChallenge(t, creator, { community_id: communityId, starts_at: new Date(Date.now() - 86_400_000) });
+    expect((await joinChallenge(t, member, challenge.id)).statusCode).toBe(200);
+    const logged = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/member/workout-logs',
+      headers: member.headers,
+      payload: { community_id: communityId, performed_at: new Date(Date.now() - 3_600_000).toISOString(), sets: [{ exercise_id: BENCH_PRESS_ID, reps: 5, load_kg: 50 }] },
+    });
+    expect(logged.statusCode, logged.body).toBe(201);
+    // Still running: nothing to tell.
+    expect(await t.app.standings.finishEnded()).toBe(0);
+    // The end moved a day earlier (to a minute ago), its start with it.
+    const endsAt = new Date(Date.now() - 60_000);
+    await t.database.db.updateTable('challenges').set({ starts_at: new Date(endsAt.getTime() - 30 * 86_400_000), ends_at: endsAt }).where('id', '=', challenge.id).execute();
+    // Two nodes at once, then again: one event.
+    const told = await Promise.all([t.app.standings.finishEnded(), t.app.standings.finishEnded()]);
+    expect(await t.app.standings.finishEnded()).toBe(0);
+    expect(told[0]! + told[1]!).toBeGreaterThanOrEqual(1);
+    await t.app.events.drain();
+    const events = receiver.received.map((r) => verified(endpoint.secret, r)).filter((e) => e.data.challenge_id === challenge.id);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data).toMatchObject({ community_id: communityId, metric: 'workouts_count', participants_count: 1, ranking: [{ rank: 1, member_id: member.id, score: 1 }] });
     await receiver.close();
   });
 });

@@ -41,3 +41,28 @@ export const challengeJoined = defineEvent(
     joined_at: Timestamp,
   }),
 );
+
+export const challengeFinished = defineEvent(
+  'challenge.finished',
+  "One of your challenges ended: its final ranking (the top 100; the leaderboard API has everyone), sent once, within minutes of its end (the standings job's interval). A log dated inside the challenge but written after this can still move the leaderboard.",
+  EventData('ChallengeFinishedData', {
+    challenge_id: Uuid,
+    community_id: Uuid,
+    name: Type.String({ maxLength: 200 }),
+    metric: Type.Union(['workouts_count', 'workouts_with_exercise', 'volume_kg', 'streak_days'].map((m) => Type.Literal(m))),
+    starts_at: Timestamp,
+    ends_at: Timestamp,
+    participants_count: Type.Integer({ format: 'int32', minimum: 0, maximum: 10_000_000 }),
+    ranking: Type.Array(
+      Type.Object(
+        {
+          rank: Type.Integer({ format: 'int32', minimum: 1, maximum: 10_000_000, description: 'By score, then by who reached it first.' }),
+          member_id: Uuid,
+          score: Type.Number({ description: "In the challenge's metric: workouts, kg or days." }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 100 },
+    ),
+  }),
+);

@@ -13,7 +13,7 @@ import {
   subscriptionPastDue,
   subscriptionUpdated,
 } from './billing.js';
-import { challengeJoined, commentCreated, postPublished } from './community.js';
+import { challengeFinished, challengeJoined, commentCreated, postPublished } from './community.js';
 import { endpointDisabled, ping } from './system.js';
 import { prAchieved, workoutLogged } from './training.js';
 
@@ -39,6 +39,7 @@ export const CATALOG = [
   postPublished,
   commentCreated,
   challengeJoined,
+  challengeFinished,
   endpointDisabled,
   ping,
 ] as const satisfies readonly EventDefinition[];
