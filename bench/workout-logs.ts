@@ -7,6 +7,8 @@
  *   BENCH_KEEP=1 npm run bench, then BENCH_DB=<the name it prints> npm run bench   # rerun without seeding
  *   BENCH_CONNECTIONS=16 npm run bench     # fewer clients in flight: smaller group-commit batches
  *   BENCH_CHALLENGES=0 npm run bench       # members in no challenge (default 3 running ones each)
+ *   BENCH_WEBHOOK=1 npm run bench          # the creator has an endpoint for workout.logged and pr.achieved
+ *                                          # (a local receiver): the outbox writes on the hot path
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, database `tribes_bench_<time>`,
  * dropped afterwards) through SQL, starts the real server on it as a child process, then
@@ -15,10 +17,13 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
+import { newId } from '../src/db/ids.js';
+import { generateApiKey } from '../src/http/auth.js';
 import { cpuReader, startBenchServer } from './server.js';
 import { seedTrainingHistory, type BenchFixture } from './seed-training.js';
 import { env, int, runBench } from './knobs.js';
@@ -61,6 +66,7 @@ async function main() {
     server = await startBenchServer(url.toString(), port);
 
     const { exerciseIds, tokens, workoutId } = fixture;
+    const webhook = env.BENCH_WEBHOOK ? await subscribeCreator(url.toString(), workoutId) : undefined;
     let n = 0;
     // The floor this machine sets: an authenticated read (one indexed query) on the same server.
     const floor = await autocannon({
@@ -105,6 +111,7 @@ async function main() {
       ],
     });
     const cpuAfter = cpu();
+    const outbox = webhook ? await webhook.finish() : undefined;
     const perLog = (k: keyof typeof cpuBefore) =>
       cpuBefore[k] === undefined || cpuAfter[k] === undefined ? null : Math.round(((cpuAfter[k]! - cpuBefore[k]!) / result.requests.total) * 1000) / 1000;
     console.log(
@@ -118,6 +125,7 @@ async function main() {
           latency_ms: { median: result.latency.p50, p97_5: result.latency.p97_5, p99: result.latency.p99 },
           total: result.requests.total,
           cpu_ms_per_log: { server: perLog('server'), postgres: perLog('postgres'), load_generator: perLog('loadGenerator') },
+          ...(outbox ? { webhook: outbox } : {}),
           baseline_get_member_me: { median_per_s: floor.requests.p50, latency_median_ms: floor.latency.p50 },
           non_2xx: result.non2xx,
           errors: result.errors,
@@ -138,5 +146,57 @@ async function main() {
   }
 }
 
+/**
+ * BENCH_WEBHOOK=1: the creator whose program the logs follow (so whose community they go to)
+ * gets an endpoint for workout.logged and pr.achieved, made through the API with an API key
+ * written here, pointing at a receiver in this process that answers 200. `finish` answers what
+ * the load wrote to the outbox and what the server's dispatcher delivered meanwhile.
+ */
+async function subscribeCreator(databaseUrl: string, workoutId: string) {
+  const { db, close } = connectPostgres({ url: databaseUrl, poolMax: 1, statementTimeoutMs: 60_000 });
+  let received = 0;
+  const receiver = http.createServer({ keepAlive: true }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`;
+  const { creator_id: creatorId } = await db.selectFrom('workouts').select('creator_id').where('id', '=', workoutId).executeTakeFirstOrThrow();
+  // A kept database (BENCH_DB) may hold an earlier run's endpoint, pointing at a receiver gone.
+  await db.deleteFrom('webhook_endpoints').where('creator_id', '=', creatorId).execute();
+  const apiKey = generateApiKey();
+  await db.insertInto('api_keys').values({ id: newId(), creator_id: creatorId, key_hash: apiKey.hash, prefix: apiKey.prefix }).execute();
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/webhook-endpoints`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: receiverUrl, events: ['workout.logged', 'pr.achieved'] }),
+  });
+  if (res.status !== 201) throw new Error(`creating the endpoint: ${res.status} ${await res.text()}`);
+  const counts = async () => {
+    const { rows } = await sql<{ type: string; n: number }>`select type, count(*)::int as n from events where creator_id = ${creatorId} group by type`.execute(db);
+    return Object.fromEntries(rows.map((r) => [r.type, r.n])) as Record<string, number>;
+  };
+  const before = await counts();
+  const receivedBefore = received;
+  return {
+    async finish() {
+      const after = await counts();
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where creator_id = ${creatorId} and status = 'pending'`.execute(db);
+      const delivered = received - receivedBefore;
+      await close();
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+      const written = (type: string) => (after[type] ?? 0) - (before[type] ?? 0);
+      return {
+        events_written: { 'workout.logged': written('workout.logged'), 'pr.achieved': written('pr.achieved') },
+        delivered_during_load: delivered,
+        pending_after_load: rows[0]!.n,
+      };
+    },
+  };
+}
 
 runBench(main);
