@@ -143,6 +143,7 @@ describe('dates in range', () => {
         'POST /api/v1/challenges starts_at',
         'POST /api/v1/member/workout-logs performed_at',
         'POST /api/v1/posts poll.closes_at',
+        'POST /api/v1/webhook-endpoints/{id}/recover since',
       ].sort(),
     );
   });
@@ -165,6 +166,18 @@ describe('dates in range, over random dates on every route that takes one', () =
         await check(s, 'starts_at', created, (d) => d.starts_at);
         if (inRange(s) && Date.parse(s) + 7 * DAY_MS <= LATEST_MS) expect(created.statusCode, created.body).toBe(201);
         await check(s, 'starts_at', await as(creator, 'PATCH', `/challenges/${json(later).data.id}`, { starts_at: s }), (d) => d.starts_at);
+      }),
+      RUNS,
+    );
+  });
+
+  it('recovering an endpoint’s dead deliveries since a time', async () => {
+    const { creator } = await place();
+    const endpoint = await as(creator, 'POST', '/webhook-endpoints', { url: 'https://hooks.example.com/tribes' });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
+    await fc.assert(
+      fc.asyncProperty(dateTimeArb, async (s) => {
+        await check(s, 'since', await as(creator, 'POST', `/webhook-endpoints/${json(endpoint).data.id}/recover`, { since: s }), (d) => d.since);
       }),
       RUNS,
     );

@@ -65,6 +65,18 @@ const RESOURCE_FACTORIES: Record<string, Factory> = {
   // A community's metrics: the path names the community.
   'creator-metrics': async (t, owner) => (await createCommunity(t, owner)).id,
   posts: async (t, owner) => (await createPost(t, owner, { community_id: (await createCommunity(t, owner)).id })).id,
+  'webhook-endpoints': async (t, owner) => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: owner.headers, payload: { url: 'https://hooks.example.com/tribes' } });
+    if (res.statusCode !== 201) throw new Error(`webhook endpoint factory failed: ${res.body}`);
+    return json(res).data.id as string;
+  },
+  // A delivery (a ping) to another endpoint of the owner's (the path's endpoint is another one: 404 either way for an intruder).
+  deliveries: async (t, owner) => {
+    const made = await t.app.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: owner.headers, payload: { url: 'https://hooks.example.com/tribes' } });
+    const res = await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${json(made).data.id}/test`, headers: owner.headers });
+    if (res.statusCode !== 201) throw new Error(`delivery factory failed: ${res.body}`);
+    return json(res).data.id as string;
+  },
   // A member's comment on a post of the owner's (the path's post is another of the owner's: 404 either way for an intruder).
   comments: async (t, owner) => {
     const place = await placeIn(t, owner);
@@ -80,7 +92,11 @@ const RESOURCE_FACTORIES: Record<string, Factory> = {
  * route looks the resource up (PATCH /challenges needs at least one field): a body that
  * passes validation, so the answer is the tenant check's.
  */
-const PASSING_BODIES: Record<string, object> = { 'PATCH /api/v1/challenges/{id}': { name: 'Mine now' } };
+const PASSING_BODIES: Record<string, object> = {
+  'PATCH /api/v1/challenges/{id}': { name: 'Mine now' },
+  'PATCH /api/v1/webhook-endpoints/{id}': { description: 'Mine now' },
+  'POST /api/v1/webhook-endpoints/{id}/recover': { since: '2026-01-01T00:00:00Z' },
+};
 
 const PUBLIC_PATHS = new Set(['/health', '/ready']);
 

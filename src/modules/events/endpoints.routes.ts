@@ -65,7 +65,15 @@ export function endpointsRoutes(service: EndpointsService): FastifyPluginAsyncTy
 
     app.get(
       '/webhook-endpoints/:id',
-      { schema: { tags, summary: 'Get a webhook endpoint', params: IdParams, response: { 200: Ok(EndpointRef), ...authErrors, ...notFoundError } } },
+      {
+        schema: {
+          tags,
+          summary: 'Get a webhook endpoint',
+          description: 'Its URL, event types, state (and why it is disabled), failing streak and last rotation. The secret is never shown again.',
+          params: IdParams,
+          response: { 200: Ok(EndpointRef), ...authErrors, ...notFoundError },
+        },
+      },
       async (request) => ({ success: true as const, data: await service.get(creatorOf(request), request.params.id) }),
     );
 
