@@ -122,7 +122,11 @@ describe('readiness to shard by creator', () => {
   });
 
   it('holds every creator table to a NOT NULL creator_id that is part of each unique key and foreign key', () => {
-    const broken = Object.fromEntries(named('creator').map((t) => [t, violations(schema, t)]).filter(([, v]) => v.length > 0));
+    const broken = Object.fromEntries(
+      named('creator')
+        .map((t) => [t, violations(schema, t)] as const)
+        .filter(([, v]) => v.length > 0),
+    );
     expect(broken, 'fix the schema, or declare the table a known gap with the migration it needs').toEqual({});
   });
 
