@@ -84,8 +84,7 @@ export const SHARD_PLAN: Record<string, Placement> = {
     'unique dashboard_sessions_hash_key (token_hash)',
   ]),
   balance_transactions: gap("the creator's balance ledger (processor ids)", NEEDED.compositeKeys, ['primary key (id)']),
-  challenge_day_ranks: gap("a challenge's end-of-day ranks (no creator_id: a child row of challenges)", NEEDED.compositeKeys, [
-    'no creator_id column',
+  challenge_day_ranks: gap("a challenge's end-of-day ranks (creator_id since 0029)", NEEDED.compositeKeys, [
     'primary key (challenge_id, member_id)',
     'foreign key (challenge_id) → challenges (id)',
   ]),
@@ -126,8 +125,7 @@ export const SHARD_PLAN: Record<string, Placement> = {
   ]),
   poll_votes: gap('poll votes', NEEDED.compositeKeys, ['primary key (post_id, member_id, option)', 'foreign key (post_id) → posts (id)']),
   post_comments: gap('comments', NEEDED.compositeKeys, ['primary key (id)', 'foreign key (post_id) → posts (id)']),
-  post_counts: gap("a post's counters (no creator_id: a child row of posts)", NEEDED.compositeKeys, [
-    'no creator_id column',
+  post_counts: gap("a post's counters (creator_id since 0029)", NEEDED.compositeKeys, [
     'primary key (post_id)',
     'foreign key (post_id) → posts (id)',
   ]),
