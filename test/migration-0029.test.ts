@@ -1,44 +1,16 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { describe, expect, inject, it } from 'vitest';
-import { connectPostgres, openPglite, type DatabaseHandle, type Db } from '../src/db/client.js';
-import { migrateToLatest, MIGRATIONS_DIR } from '../src/db/migrate.js';
-import { runSchemaName } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../src/db/client.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { freshDatabase, migrationsBefore } from './fresh-database.js';
 
 /**
  * Migration 0029 (docs/sharding.md): post_counts and challenge_day_ranks get their creator_id.
  * A database of its own (a fresh schema on PostgreSQL, a fresh embedded one), migrated up to
  * 0028, filled, then migrated again.
  */
-const postgresUrl = inject('postgresUrl');
 const uuid = () => crypto.randomUUID();
-
-async function freshDatabase(): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
-  if (!postgresUrl) return { handle: await openPglite({}), drop: async () => {} };
-  const schema = runSchemaName('m0029');
-  const base = new URL(postgresUrl);
-  base.searchParams.delete('options');
-  const admin = connectPostgres({ url: base.toString(), poolMax: 1, statementTimeoutMs: 60_000 });
-  await admin.db.schema.createSchema(schema).execute();
-  const url = new URL(base);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    handle: connectPostgres({ url: url.toString(), poolMax: 2, statementTimeoutMs: 60_000 }),
-    drop: async () => {
-      await admin.db.schema.dropSchema(schema).cascade().execute();
-      await admin.close();
-    },
-  };
-}
-
-function migrationsBefore0029(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribes-0029-'));
-  for (const file of fs.readdirSync(MIGRATIONS_DIR)) if (/^\d{4}_/.test(file) && file < '0029') fs.copyFileSync(path.join(MIGRATIONS_DIR, file), path.join(dir, file));
-  return dir;
-}
 
 /** A post with its counters and a challenge with a rank, written as the code before 0029 wrote them. */
 async function oldRows(db: Db, creatorId: string) {
@@ -64,10 +36,10 @@ async function creatorsOf(db: Db, postId: string, challengeId: string) {
 
 describe('migration 0029 (shard readiness)', () => {
   it('copies each post counter’s and day rank’s creator_id from its parent, and fills it when an older node leaves it out', async () => {
-    const { handle, drop } = await freshDatabase();
+    const { handle, drop } = await freshDatabase('m0029');
     try {
       const db = handle.db;
-      await migrateToLatest(db, migrationsBefore0029());
+      await migrateToLatest(db, migrationsBefore('0029'));
       const creatorId = uuid();
       const before = await oldRows(db, creatorId);
       expect(await migrateToLatest(db)).toContain('0029_shard_ready');
@@ -81,5 +53,6 @@ describe('migration 0029 (shard readiness)', () => {
       await handle.close();
       await drop();
     }
-  });
+    // Two full migrations of a fresh embedded database: seconds each, more beside other files.
+  }, 120_000);
 });

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../src/db/client.js';
-import { openTestDatabase } from './helpers.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { freshDatabase } from './fresh-database.js';
 import { SHARD_PLAN, type Placement } from './shard-plan.js';
 
 /**
@@ -82,15 +83,23 @@ const declared = Object.entries(SHARD_PLAN);
 const named = (cls: Placement['class']) => declared.filter(([, p]) => p.class === cls).map(([t]) => t);
 
 describe('readiness to shard by creator', () => {
-  let database: DatabaseHandle;
   let schema: Schema;
+  let drop: (() => Promise<void>) | undefined;
 
+  // A database migrated for this file alone: the run's shared one also holds the tables other
+  // test files create for themselves.
   beforeAll(async () => {
-    database = await openTestDatabase();
-    schema = await readSchema(database);
+    const fresh = await freshDatabase('shard');
+    drop = fresh.drop;
+    try {
+      await migrateToLatest(fresh.handle.db);
+      schema = await readSchema(fresh.handle);
+    } finally {
+      await fresh.handle.close();
+    }
   });
   afterAll(async () => {
-    await database?.close();
+    await drop?.();
   });
 
   it('reads the service schema and not the processor simulator’s', () => {
