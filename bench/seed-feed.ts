@@ -234,8 +234,8 @@ export async function seedFeed(url: string, opts: FeedOptions): Promise<FeedFixt
       phase(`inserted ${rows.poll_votes} poll votes`);
 
       // The counters the engagement writes keep, set to exactly what was seeded.
-      await sql`insert into post_counts (post_id, kudos_count, comments_count, views_count, poll_votes, poll_voters)
-        select p.id, coalesce(k.n, 0), coalesce(c.n, 0), coalesce(v.n, 0),
+      await sql`insert into post_counts (post_id, creator_id, kudos_count, comments_count, views_count, poll_votes, poll_voters)
+        select p.id, p.creator_id, coalesce(k.n, 0), coalesce(c.n, 0), coalesce(v.n, 0),
                case when p.poll_options is not null then array(
                  select coalesce(pv.n, 0)::int from generate_subscripts(p.poll_options, 1) o
                  left join (select option, count(*) as n from poll_votes where post_id = p.id group by option) pv on pv.option = o - 1 order by o) end,

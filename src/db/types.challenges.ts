@@ -40,6 +40,8 @@ export interface ChallengeParticipantsTable {
 
 export interface ChallengeDayRanksTable {
   challenge_id: string;
+  /** The challenge's creator (migration 0029: the shard key). */
+  creator_id: string;
   member_id: string;
   day: ColumnType<string, string, string>;
   rank: number;

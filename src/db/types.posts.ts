@@ -32,6 +32,8 @@ export interface PostsTable {
 
 export interface PostCountsTable {
   post_id: string;
+  /** The post's creator (migration 0029: the shard key). */
+  creator_id: string;
   kudos_count: Generated<number>;
   comments_count: Generated<number>;
   /** bigint: the driver returns text. */

@@ -31,7 +31,7 @@ export function createStandings({ db, now }: { db: Db; now: () => Date }) {
       .where('id', '=', challengeId)
       .where('canceled_at', 'is', null)
       .where((eb) => eb.or([eb('ranked_day', 'is', null), eb('ranked_day', '<', day)]))
-      .returning(['starts_at', 'ends_at'])
+      .returning(['creator_id', 'starts_at', 'ends_at'])
       .executeTakeFirst();
     if (!claimed) return false;
     // Participants who wrote a log in the window since the cutoff: their current score is past the day's end.
@@ -43,8 +43,8 @@ export function createStandings({ db, now }: { db: Db; now: () => Date }) {
                         and l.performed_at >= ${claimed.starts_at} and l.performed_at < ${claimed.ends_at})`.execute(trx)
     ).rows.map((r) => r.member_id);
     await sql`
-      insert into challenge_day_ranks (challenge_id, member_id, day, rank)
-      select ${challengeId}, s.member_id, ${day}::date, row_number() over (order by s.score desc, s.reached_at, s.member_id)
+      insert into challenge_day_ranks (challenge_id, creator_id, member_id, day, rank)
+      select ${challengeId}, ${claimed.creator_id}::uuid, s.member_id, ${day}::date, row_number() over (order by s.score desc, s.reached_at, s.member_id)
       from (
         select member_id, score, reached_at from challenge_participants
         where challenge_id = ${challengeId} and joined_at < ${cutoff} and member_id <> all(${moved}::uuid[])

@@ -86,7 +86,7 @@ export function createPostsRepo(db: Db) {
         .execute();
       await trx
         .insertInto('post_counts')
-        .values({ post_id: row.id, poll_votes: row.poll_options ? row.poll_options.map(() => 0) : null })
+        .values({ post_id: row.id, creator_id: creatorId, poll_votes: row.poll_options ? row.poll_options.map(() => 0) : null })
         .execute();
       await sql`update communities set posts_count = posts_count + 1 where id = ${row.community_id}`.execute(trx);
     },
