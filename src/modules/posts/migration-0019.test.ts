@@ -1,12 +1,9 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { describe, expect, inject, it } from 'vitest';
-import { connectPostgres, openPglite, type DatabaseHandle, type Db } from '../../db/client.js';
-import { migrateToLatest, MIGRATIONS_DIR } from '../../db/migrate.js';
-import { runSchemaName } from '../../../test/helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../db/client.js';
+import { migrateToLatest } from '../../db/migrate.js';
+import { freshDatabase, migrationsBefore } from '../../../test/fresh-database.js';
 import { createCommunitiesRepo } from '../communities/communities.repo.js';
 import { CONTENT_HTML_MAX, MEDIA_URL_MAX, previewOf } from './content.js';
 import { createEngagementRepo } from './engagement.repo.js';
@@ -19,38 +16,12 @@ import { createPostsService } from './posts.service.js';
  * of its own (a fresh schema on PostgreSQL, a fresh embedded one), migrated up to 0019, then
  * filled, then migrated again.
  */
-const postgresUrl = inject('postgresUrl');
-
-async function freshDatabase(): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
-  if (!postgresUrl) return { handle: await openPglite({}), drop: async () => {} };
-  const schema = runSchemaName('m0019');
-  const base = new URL(postgresUrl);
-  base.searchParams.delete('options');
-  const admin = connectPostgres({ url: base.toString(), poolMax: 1, statementTimeoutMs: 60_000 });
-  await admin.db.schema.createSchema(schema).execute();
-  const url = new URL(base);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    handle: connectPostgres({ url: url.toString(), poolMax: 3, statementTimeoutMs: 60_000 }),
-    drop: async () => {
-      await admin.db.schema.dropSchema(schema).cascade().execute();
-      await admin.close();
-    },
-  };
-}
-
-/** The migrations before 0019, in a directory of their own. */
-function migrationsBefore0019(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribes-0019-'));
-  for (const file of fs.readdirSync(MIGRATIONS_DIR)) if (/^\d{4}_/.test(file) && file < '0019') fs.copyFileSync(path.join(MIGRATIONS_DIR, file), path.join(dir, file));
-  return dir;
-}
 
 const uuid = () => crypto.randomUUID();
 
 /** A database migrated up to 0018, with a creator and a community as they were stored then. */
 async function oldCommunity(db: Db) {
-  await migrateToLatest(db, migrationsBefore0019());
+  await migrateToLatest(db, migrationsBefore('0019'));
   const creatorId = uuid();
   const communityId = uuid();
   await sql`insert into creators (id, name, email) values (${creatorId}, 'Old Creator', ${`old-${creatorId}@example.com`})`.execute(db);
@@ -60,7 +31,7 @@ async function oldCommunity(db: Db) {
 
 describe('migration 0019 on posts stored before it', () => {
   it('clears every stored automatic preview so none is served again, and the start-up pass recomputes each once, by the current rule', async () => {
-    const { handle, drop } = await freshDatabase();
+    const { handle, drop } = await freshDatabase('m0019', 3);
     const db = handle.db;
     try {
       const { creatorId, communityId } = await oldCommunity(db);
@@ -123,7 +94,7 @@ describe('migration 0019 on posts stored before it', () => {
   });
 
   it('shows HTML stored over the bound as escaped plain text and drops media URLs the API cannot answer, keeping the rest in order', async () => {
-    const { handle, drop } = await freshDatabase();
+    const { handle, drop } = await freshDatabase('m0019', 3);
     const db = handle.db;
     try {
       const { creatorId, communityId } = await oldCommunity(db);

@@ -4,6 +4,7 @@ import type { AccountSync } from '../account/account-sync.js';
 import type { PayoutSync } from '../payouts/payout-sync.js';
 import type { PaymentsSync } from '../subscriptions/payments-sync.js';
 import type { SubscriptionSync } from '../subscriptions/sync.js';
+import type { Executor } from '../../db/tx.js';
 import type { EventHandler, ProcessorEvent } from './inbox.js';
 
 /**
@@ -40,6 +41,20 @@ export function createEventHandlers(deps: {
     return syncSubscription(accountOf(event), invoice.parent?.subscription_details?.subscription ?? invoice.subscription);
   };
 
+  /** The invoice's subscription as it is now, then `apply` with the invoice read back from the processor, in one transaction. */
+  const withInvoice =
+    (apply: (trx: Executor, invoice: Awaited<ReturnType<Processor['retrieveInvoice']>>) => Promise<unknown>): EventHandler =>
+    async (event) => {
+      const account = accountOf(event);
+      const writeSubscription = await fromInvoiceEvent(event);
+      if (!account || typeof event.data.object.id !== 'string') return writeSubscription;
+      const invoice = await processor.retrieveInvoice(account, event.data.object.id);
+      return async (trx) => {
+        await writeSubscription?.(trx);
+        await apply(trx, invoice);
+      };
+    };
+
   return {
     'checkout.session.completed': async (event) => {
       const account = accountOf(event);
@@ -61,16 +76,7 @@ export function createEventHandlers(deps: {
     'customer.subscription.pending_update_expired': fromSubscriptionEvent,
     'subscription_schedule.updated': fromScheduleEvent,
     // A paid invoice also becomes a payment row, the link a later refund is traced through.
-    'invoice.paid': async (event) => {
-      const account = accountOf(event);
-      const writeSubscription = await fromInvoiceEvent(event);
-      if (!account || typeof event.data.object.id !== 'string') return writeSubscription;
-      const invoice = await processor.retrieveInvoice(account, event.data.object.id);
-      return async (trx) => {
-        await writeSubscription?.(trx);
-        await payments.applyInvoice(trx, invoice);
-      };
-    },
+    'invoice.paid': withInvoice((trx, invoice) => payments.applyInvoice(trx, invoice)),
     'charge.refunded': async (event) => {
       const account = accountOf(event);
       const paymentIntent = event.data.object.payment_intent;
@@ -81,16 +87,7 @@ export function createEventHandlers(deps: {
       };
     },
     // The subscription as it is now (past_due, say), and the failed attempt as payment.failed.
-    'invoice.payment_failed': async (event) => {
-      const account = accountOf(event);
-      const writeSubscription = await fromInvoiceEvent(event);
-      if (!account || typeof event.data.object.id !== 'string') return writeSubscription;
-      const invoice = await processor.retrieveInvoice(account, event.data.object.id);
-      return async (trx) => {
-        await writeSubscription?.(trx);
-        await payments.applyFailure(trx, invoice);
-      };
-    },
+    'invoice.payment_failed': withInvoice((trx, invoice) => payments.applyFailure(trx, invoice)),
     'account.updated': async (event) => {
       const account = accountOf(event) ?? (typeof event.data.object.id === 'string' ? event.data.object.id : undefined);
       if (!account) return undefined;
