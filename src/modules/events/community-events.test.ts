@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChallenge, joinChallenge } from '../../../test/challenges-kit.js';
 import { communityWithMember, createEndpoint, startReceiver, verified } from '../../../test/events-kit.js';
@@ -46,6 +47,31 @@ describe('community events', () => {
         data: { comment_id: json(res).data.id, post_id: post.id, community_id: communityId, member_id: member.id, body: 'Done in 14 minutes!', created_at: json(res).data.created_at },
       },
     ]);
+    await receiver.close();
+  });
+
+  it('sends nothing for a comment whose transaction rolls back at commit, after its event was written', async () => {
+    const creator = await createCreator(t);
+    const { communityId, member } = await communityWithMember(t, creator);
+    const receiver = await startReceiver();
+    await createEndpoint(t, creator, { url: receiver.url, events: ['comment.created'] });
+    const post = await createPost(t, creator, { community_id: communityId });
+    // A check at commit that fails for this creator's deliveries only: the comment and its event go together.
+    const db = t.database.db;
+    const name = sql.raw(`refuse_${creator.id.replaceAll('-', '_')}`);
+    await sql`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'refused at commit'; end $$`.execute(db);
+    await sql`create constraint trigger ${name} after insert on webhook_deliveries deferrable initially deferred
+      for each row when (new.creator_id = ${sql.lit(creator.id)}::uuid) execute function ${name}()`.execute(db);
+    try {
+      expect((await asMember(t, member, 'POST', `/posts/${post.id}/comments`, { body: 'Lost at commit' })).statusCode).toBe(500);
+    } finally {
+      await sql`drop trigger ${name} on webhook_deliveries`.execute(db);
+      await sql`drop function ${name}()`.execute(db);
+    }
+    await t.app.events.drain();
+    expect(receiver.received).toEqual([]);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from events where creator_id = ${creator.id}`.execute(db);
+    expect(rows[0]!.n).toBe(0);
     await receiver.close();
   });
 

@@ -7,7 +7,7 @@ import type { PayoutStatus } from '../../db/types.js';
 import type { Processor } from '../../processor/processor.js';
 import type { SubscriptionSync } from '../subscriptions/sync.js';
 import { recordEvents } from '../events/outbox.js';
-import { presentPayout } from './payouts.service.js';
+import { presentPayout } from './present.js';
 
 const STATUS: Record<string, PayoutStatus> = { pending: 'pending', in_transit: 'in_transit', paid: 'paid', failed: 'failed', canceled: 'canceled' };
 

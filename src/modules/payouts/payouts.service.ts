@@ -1,7 +1,6 @@
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { inTransaction, iso, isoOrNull, type Executor } from '../../db/tx.js';
-import type { PayoutStatus } from '../../db/types.js';
+import { inTransaction, isoOrNull, type Executor } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
@@ -15,21 +14,9 @@ import type { ListPayoutsQuery, ManualPayoutBody } from './payouts.schemas.js';
 import { nextAutoPayoutAt } from './schedule.js';
 import type { AccountService } from '../account/account.service.js';
 
-type PayoutRow = { id: string; amount_cents: number; currency: string; status: PayoutStatus; method: 'automatic' | 'manual'; arrival_date: Date | null; failure_reason: string | null; processor_payout_id: string; created_at: Date | string };
+import { presentPayout, type Payout } from './present.js';
 
-export const presentPayout = (p: PayoutRow) => ({
-  id: p.id,
-  amount_cents: Number(p.amount_cents),
-  currency: p.currency,
-  status: p.status,
-  method: p.method,
-  arrival_date: isoOrNull(p.arrival_date),
-  failure_reason: p.failure_reason,
-  processor_payout_id: p.processor_payout_id,
-  created_at: iso(p.created_at),
-});
-
-export type Payout = ReturnType<typeof presentPayout>;
+export { presentPayout, type Payout };
 
 export function createPayoutsService(deps: {
   db: Db;

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/tx.js';
 import { recordEvents, type NewEvent } from '../events/outbox.js';
 import { previousAttributes } from '../events/previous.js';
-import { presentSubscription } from './subscriptions.service.js';
+import { presentSubscription } from './present.js';
 import type { SubscriptionRow } from './subscriptions.repo.js';
 import { isLive } from './status.js';
 

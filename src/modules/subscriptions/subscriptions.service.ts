@@ -3,39 +3,21 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Database } from '../../db/types.js';
 import { newId } from '../../db/ids.js';
-import { inTransaction, iso, isoOrNull } from '../../db/tx.js';
+import { inTransaction, iso } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
 import { wasReplayed, type Processor } from '../../processor/processor.js';
 import type { CreatorsRepo } from '../creators/creators.repo.js';
 import { requireProcessorAccount } from '../creators/processor-account.js';
-import type { SubscriptionRow, SubscriptionsRepo } from './subscriptions.repo.js';
+import type { SubscriptionsRepo } from './subscriptions.repo.js';
 import type { CancelBody, ListSubscriptionsQuery, RefundBody } from './subscriptions.schemas.js';
 import type { SubscriptionSync } from './sync.js';
 import { recordRefundCreated } from './payments-sync.js';
 
-export const presentSubscription = (s: SubscriptionRow) => ({
-  id: s.id,
-  community_id: s.community_id,
-  tier_id: s.tier_id,
-  member_id: s.member_id,
-  status: s.status,
-  price_cents: Number(s.price_cents),
-  billing_period: s.billing_period,
-  current_period_start: isoOrNull(s.current_period_start),
-  current_period_end: isoOrNull(s.current_period_end),
-  cancel_at_period_end: s.cancel_at_period_end,
-  canceled_at: isoOrNull(s.canceled_at),
-  ended_at: isoOrNull(s.ended_at),
-  trial_end: isoOrNull(s.trial_end),
-  cancellation_reason: s.cancellation_reason,
-  created_at: iso(s.created_at),
-  scheduled_change: s.scheduled_tier_id && s.scheduled_change_at ? { tier_id: s.scheduled_tier_id, effective_at: iso(s.scheduled_change_at) } : null,
-  processor_subscription_id: s.processor_subscription_id ?? '',
-});
+import { presentSubscription, type Subscription } from './present.js';
 
-export type Subscription = ReturnType<typeof presentSubscription>;
+export { presentSubscription, type Subscription };
 
 export interface Refund {
   id: string;
