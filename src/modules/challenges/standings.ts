@@ -63,17 +63,26 @@ export function createStandings({ db, now }: { db: Db; now: () => Date }) {
    * nodes and runs. The ranking is the leaderboard's order (score, then who reached it first).
    */
   async function finishEnded(): Promise<number> {
-    const ended = await db
-      .selectFrom('challenges')
-      .select('id')
-      .where('finished_event_at', 'is', null)
-      .where('canceled_at', 'is', null)
-      .where('ends_at', '<=', now())
-      .orderBy('ends_at')
-      .limit(100)
-      .execute();
     let told = 0;
-    for (const { id } of ended) {
+    // In pages of 100 until none is left (a node that was down meanwhile catches up at once).
+    for (;;) {
+      const ended = await db
+        .selectFrom('challenges')
+        .select('id')
+        .where('finished_event_at', 'is', null)
+        .where('canceled_at', 'is', null)
+        .where('ends_at', '<=', now())
+        .orderBy('ends_at')
+        .limit(100)
+        .execute();
+      if (ended.length === 0) return told;
+      told += await finishEach(ended.map((e) => e.id));
+    }
+  }
+
+  async function finishEach(ids: string[]): Promise<number> {
+    let told = 0;
+    for (const id of ids) {
       const done = await db.transaction().execute(async (trx) => {
         const c = await trx
           .updateTable('challenges')

@@ -20,7 +20,7 @@ async function listening() {
   const receiver = await startReceiver();
   const endpoint = await createEndpoint(t, creator, { url: receiver.url });
   const events = async (type: string) => {
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id] });
     return receiver.ofType(type).map((r) => verified(endpoint.secret, r));
   };
   return { creator, receiver, events };
@@ -61,7 +61,7 @@ describe('billing events', () => {
     // Reconciliation re-reads everything: the same state sends nothing more.
     const before = receiver.received.length;
     await t.app.reconciler.run({ creatorId: creator.id });
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id] });
     expect(receiver.received.slice(before).map((r) => r.payload.type)).toEqual([]);
     await receiver.close();
   });

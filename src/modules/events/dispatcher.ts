@@ -36,6 +36,12 @@ export interface DispatcherOptions {
   random?: () => number;
 }
 
+export interface PumpOptions {
+  stop?: () => boolean;
+  claims?: number;
+  creatorIds?: string[] | null;
+}
+
 interface Claimed {
   id: string;
   creator_id: string;
@@ -71,11 +77,12 @@ export function createDispatcher({ db, sender, now = () => new Date(), batch = 2
    * endpoints in `busy` (this node already has that many of theirs in flight): a receiver that
    * is slow or black-holed holds a few of the node's slots, never all of them.
    */
-  async function claim(at: Date, limit: number, busy: string[]): Promise<Claimed[]> {
+  async function claim(at: Date, limit: number, busy: string[], creatorIds: string[] | null): Promise<Claimed[]> {
     const { rows } = await sql<Claimed>`with candidates as (
         select d.id, d.next_attempt_at, row_number() over (partition by d.endpoint_id order by d.next_attempt_at) as n
         from (select d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries d
               where d.status = 'pending' and d.next_attempt_at <= ${at} and not (d.endpoint_id = any(${busy}::uuid[]))
+                and (${creatorIds}::uuid[] is null or d.creator_id = any(${creatorIds}::uuid[]))
               order by d.next_attempt_at limit ${limit * 4}) d
       ), due as (
         select d.id from webhook_deliveries d join candidates c on c.id = d.id join webhook_endpoints w on w.id = d.endpoint_id
@@ -162,9 +169,11 @@ export function createDispatcher({ db, sender, now = () => new Date(), batch = 2
    * Sends until nothing is due (or `stop()`): claims whenever half the slots are free, so a
    * slow receiver never holds up the rest (no round waits for its slowest request), and
    * settles finished deliveries in batches, at the latest SETTLE_WITHIN_MS after they finish
-   * (well inside the lease). `claims: 1` makes one claim only (tests step a clock with it).
+   * (well inside the lease). `claims: 1` makes one claim only (tests step a clock with it);
+   * `creatorIds` sends only those creators' deliveries (tests sharing one database; an
+   * operator draining one creator).
    */
-  async function pump({ stop = () => false, claims = Infinity }: { stop?: () => boolean; claims?: number } = {}): Promise<number> {
+  async function pump({ stop = () => false, claims = Infinity, creatorIds = null }: PumpOptions = {}): Promise<number> {
     const inFlight = new Map<Promise<void>, string>();
     const perEndpointInFlight = new Map<string, number>();
     let finished: Outcome[] = [];
@@ -195,7 +204,7 @@ export function createDispatcher({ db, sender, now = () => new Date(), batch = 2
       if (!dry && claimsLeft > 0 && !stop() && (inFlight.size === 0 || room >= concurrency / 2)) {
         const busy = [...perEndpointInFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
         const at = now();
-        const claimed = await claim(at, Math.min(batch, room), busy);
+        const claimed = await claim(at, Math.min(batch, room), busy, creatorIds);
         claimsLeft--;
         for (const d of claimed) start(d, at);
         sent += claimed.length;
@@ -216,7 +225,7 @@ export function createDispatcher({ db, sender, now = () => new Date(), batch = 2
     }
   }
 
-  return { pump, runOnce: () => pump({ claims: 1 }) };
+  return { pump, runOnce: (opts: Omit<PumpOptions, 'claims'> = {}) => pump({ ...opts, claims: 1 }) };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

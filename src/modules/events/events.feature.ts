@@ -11,8 +11,8 @@ import { createSender } from './sender.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Outgoing events: `drain()` sends everything due now (tests; the poller does it otherwise). */
-    events: { drain(): Promise<number>; purge(): Promise<number> };
+    /** Outgoing events: `drain()` sends what is due now, all or `creatorIds`' (tests; the poller does it otherwise). */
+    events: { drain(opts?: { creatorIds?: string[] }): Promise<number>; purge(): Promise<number> };
   }
 }
 
@@ -28,8 +28,8 @@ export function eventsFeature(app: FastifyInstance, { db, config, logger }: { db
   const sender = createSender({ allowLoopback, maxSockets: config.events.concurrency });
   const dispatcher = createDispatcher({ db, sender, concurrency: config.events.concurrency });
   let stopped = false;
-  /** Sends until nothing is due (dispatcher.ts pump). */
-  const drain = () => dispatcher.pump({ stop: () => stopped });
+  /** Sends until nothing is due (dispatcher.ts pump); `creatorIds`: theirs only. */
+  const drain = (opts: { creatorIds?: string[] } = {}) => dispatcher.pump({ stop: () => stopped, creatorIds: opts.creatorIds ?? null });
   app.decorate('events', { drain, purge: () => endpoints.purge(EVENT_RETENTION_DAYS) });
 
   const stopPolling = config.events.pollMs > 0 ? every(config.events.pollMs, drain, logger, 'outgoing events') : async () => {};

@@ -76,7 +76,7 @@ describe('delivering events', () => {
     const second = await log(member, communityId, 70);
     expect(second.statusCode).toBe(201);
     expect((await log(member, null, 80)).statusCode).toBe(201);
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id] });
 
     const logged = receiver.ofType('workout.logged').map((r) => verified(endpoint.secret, r));
     expect(logged).toHaveLength(2);
@@ -112,7 +112,7 @@ describe('delivering events', () => {
     await createEndpoint(t, creator, { url: receiver.url, events: ['pr.achieved'] });
     // Refused (no live subscription): nothing is written, so nothing is sent.
     expect((await log(outsider, communityId, 60)).statusCode).toBe(403);
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id, other.id] });
     expect(receiver.received).toEqual([]);
     await receiver.close();
   });
@@ -124,7 +124,7 @@ describe('delivering events', () => {
     const receiver = await startReceiver(() => ({ status, body: `answer ${status}` }));
     const endpoint = await createEndpoint(t, creator, { url: receiver.url, events: ['workout.logged'] });
     await log(member, communityId, 60);
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id] });
     const list = json(await t.app.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpoint.id}/deliveries`, headers: creator.headers }));
     expect(list.data).toHaveLength(1);
     const [delivery] = list.data;
@@ -139,12 +139,12 @@ describe('delivering events', () => {
     expect(ep.failing_since).not.toBeNull();
 
     // Not due for 5 s; a retry asked for goes now, with the same webhook-id.
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id] });
     expect(receiver.received).toHaveLength(1);
     status = 204;
     const retried = await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/deliveries/${delivery.id}/retry`, headers: creator.headers });
     expect(retried.statusCode, retried.body).toBe(200);
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id] });
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
     const after = json(await t.app.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpoint.id}/deliveries/${delivery.id}`, headers: creator.headers })).data;
@@ -161,7 +161,7 @@ describe('delivering events', () => {
     const goneEndpoint = await createEndpoint(t, creator, { url: gone.url });
     const watcherEndpoint = await createEndpoint(t, creator, { url: watcher.url, events: ['webhook_endpoint.disabled'] });
     expect((await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${goneEndpoint.id}/test`, headers: creator.headers })).statusCode).toBe(201);
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id] });
     const ep = json(await t.app.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${goneEndpoint.id}`, headers: creator.headers })).data;
     expect(ep).toMatchObject({ enabled: false, disabled_reason: 'gone' });
     const [told] = watcher.received.map((r) => verified(watcherEndpoint.secret, r));
@@ -183,7 +183,7 @@ describe('delivering events', () => {
     expect(newSecret).not.toBe(endpoint.secret);
     expect(json(rotated).data.secret_rotated_at).not.toBeNull();
     await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id] });
     const [ping] = receiver.received;
     expect(ping!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(verified(newSecret, ping!).type).toBe('ping');
@@ -198,7 +198,7 @@ describe('retention', () => {
     const receiver = await startReceiver();
     const endpoint = await createEndpoint(t, creator, { url: receiver.url });
     for (let i = 0; i < 2; i++) await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id] });
     await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
     // All three 31 days old; the third never sent (still pending).
     await t.database.db.updateTable('events').set({ created_at: new Date(Date.now() - 31 * 86_400_000) }).where('creator_id', '=', creator.id).execute();
@@ -217,7 +217,7 @@ describe('operations', () => {
     await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
     const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec((await t.app.inject({ method: 'GET', url: '/metrics' })).body)?.[1]);
     expect(await gauge('outgoing_deliveries_due')).toBeGreaterThanOrEqual(1);
-    await t.app.events.drain();
+    await t.app.events.drain({ creatorIds: [creator.id] });
     expect(await gauge('outgoing_deliveries_dead')).toBeGreaterThanOrEqual(1);
     await receiver.close();
   });

@@ -26,7 +26,7 @@ it('retries on the schedule for about three days, then parks the delivery as dea
 
   const started = clock;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    expect(await dispatcher.runOnce()).toBe(1);
+    expect(await dispatcher.runOnce({ creatorIds: [creator.id] })).toBe(1);
     const d = await deliveryOf();
     expect(d.attempts).toBe(attempt);
     if (attempt < MAX_ATTEMPTS) {
@@ -34,7 +34,7 @@ it('retries on the schedule for about three days, then parks the delivery as dea
       expect(Date.parse(d.next_attempt_at) - clock).toBe(RETRY_DELAYS_S[attempt - 1]! * 1000);
       // Not due a moment before its time.
       clock = Date.parse(d.next_attempt_at) - 1000;
-      expect(await dispatcher.runOnce()).toBe(0);
+      expect(await dispatcher.runOnce({ creatorIds: [creator.id] })).toBe(0);
       clock += 1000;
     } else {
       expect(d).toMatchObject({ status: 'dead', next_attempt_at: null, last_status_code: 503 });
@@ -49,10 +49,10 @@ it('retries on the schedule for about three days, then parks the delivery as dea
   // Two days later it still fails: five days since the first failure, it is disabled.
   clock += 2 * 86_400_000;
   await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
-  await dispatcher.runOnce();
+  await dispatcher.runOnce({ creatorIds: [creator.id] });
   const ep = json(await t.app.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpoint.id}`, headers: creator.headers })).data;
   expect(ep).toMatchObject({ enabled: false, disabled_reason: 'failing' });
-  await dispatcher.runOnce();
+  await dispatcher.runOnce({ creatorIds: [creator.id] });
   expect(watcher.ofType('webhook_endpoint.disabled')).toHaveLength(1);
   expect(watcher.received[0]!.payload.data).toMatchObject({ endpoint_id: endpoint.id, reason: 'failing' });
 
@@ -85,7 +85,7 @@ it('keeps delivering to other endpoints while one receiver is slow: it holds a q
     if (fastDoneAfter < 0 && fast.received.length === 12) fastDoneAfter = Date.now() - started;
   }, 20);
   // Stops claiming once the fast ones are in (and waits for what it holds).
-  await dispatcher.pump({ stop: () => fast.received.length === 12 });
+  await dispatcher.pump({ stop: () => fast.received.length === 12, creatorIds: [creator.id] });
   clearInterval(watch);
   expect(fast.received).toHaveLength(12);
   expect(fastDoneAfter).toBeGreaterThanOrEqual(0);
