@@ -7,7 +7,7 @@ import { DASHBOARD_DIST } from './paths.js';
 import { creatorAuth } from './http/auth.js';
 import type { Processor } from './processor/processor.js';
 import { accountPages } from './modules/account/account.pages.js';
-import { createAccountRepo, type AccountRepo } from './modules/account/account.repo.js';
+import { createAccountRepo } from './modules/account/account.repo.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { createAccountService } from './modules/account/account.service.js';
 import { createAccountSync } from './modules/account/account-sync.js';
@@ -20,7 +20,7 @@ import { createCommunitiesRepo } from './modules/communities/communities.repo.js
 import { createCommunitiesService } from './modules/communities/communities.service.js';
 import { createCreatorsRepo } from './modules/creators/creators.repo.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
-import { createSessionsRepo, type SessionsRepo } from './modules/dashboard-sessions/sessions.repo.js';
+import { createSessionsRepo } from './modules/dashboard-sessions/sessions.repo.js';
 import { adminLoginLinkRoutes, sessionsRoutes } from './modules/dashboard-sessions/sessions.routes.js';
 import { createSessionsService } from './modules/dashboard-sessions/sessions.service.js';
 import { signInPage } from './modules/dashboard-sessions/sign-in.page.js';
@@ -29,7 +29,7 @@ import { discoverRoutes } from './modules/discover/discover.routes.js';
 import { createDiscoverService } from './modules/discover/discover.service.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { memberAuth } from './modules/members/member-auth.js';
-import { createMembersRepo, type MembersRepo } from './modules/members/members.repo.js';
+import { createMembersRepo } from './modules/members/members.repo.js';
 import { memberPublicRoutes, memberRoutes } from './modules/members/members.routes.js';
 import { createMembersService } from './modules/members/members.service.js';
 import { createTiersRepo } from './modules/tiers/tiers.repo.js';
@@ -75,7 +75,7 @@ import { createWorkoutLogsRepo } from './modules/workout-logs/workout-logs.repo.
 import { workoutLogsRoutes } from './modules/workout-logs/workout-logs.routes.js';
 import { createLoggingRepo } from './modules/workout-logs/logging.repo.js';
 import { createWorkoutLogsService } from './modules/workout-logs/workout-logs.service.js';
-import { createInbox, type Inbox } from './modules/webhooks/inbox.js';
+import { createInbox } from './modules/webhooks/inbox.js';
 import { challengesRoutes } from './modules/challenges/challenges.routes.js';
 import { createChallengesRepo } from './modules/challenges/challenges.repo.js';
 import { createChallengesService } from './modules/challenges/challenges.service.js';
@@ -101,37 +101,12 @@ import { createMetricsHistory } from './modules/metrics/history.js';
 import { webhookEventsRoutes } from './modules/webhooks/webhook-events.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { eventsFeature } from './modules/events/events.feature.js';
+import { purgeRetained, RETENTION_INTERVAL_MS } from './retention.js';
 
 // One node at a time reconciles: the others skip a round while this lock is held.
 const RECONCILE_LOCK_ID = 7_321_004_118;
 const METRICS_HISTORY_LOCK_ID = 7_321_004_119;
 const METRICS_FOLD_LOCK_ID = 7_321_004_120;
-
-/**
- * Every feature module with its dependencies: services built once, routes registered under
- * their prefixes and auth, and the background pollers. The HTTP conventions they rely on
- * are set up before this runs (app.ts).
- */
-/** Daily, on every node (rows another node is deleting are skipped). */
-const RETENTION_INTERVAL_MS = 24 * 3600_000;
-
-/** Deletes what is kept only for a while: processed events past retention, expired member tokens, onboarding-link tokens, dashboard sign-in links and ended sessions. */
-export async function purgeRetained(
-  inbox: Inbox,
-  members: Pick<MembersRepo, 'purgeExpiredTokens'>,
-  retentionDays: number,
-  accounts?: Pick<AccountRepo, 'purgeLinkTokens'>,
-  sessions?: Pick<SessionsRepo, 'purge'>,
-  outgoing?: { purge(): Promise<number> },
-) {
-  return {
-    events: await inbox.purgeProcessed(retentionDays),
-    tokens: await members.purgeExpiredTokens(),
-    linkTokens: (await accounts?.purgeLinkTokens()) ?? 0,
-    dashboardSessions: (await sessions?.purge()) ?? 0,
-    outgoingEvents: (await outgoing?.purge()) ?? 0,
-  };
-}
 
 /** What the features are built from (app.ts adds the logger). */
 export interface FeatureDeps {
@@ -148,6 +123,11 @@ export interface FeatureDeps {
   dashboardDir?: string;
 }
 
+/**
+ * Every feature module with its dependencies: services built once, routes registered under
+ * their prefixes and auth, and the background pollers. The HTTP conventions they rely on
+ * are set up before this runs (app.ts).
+ */
 export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
   const { config, database } = deps;
   const db = database.db;

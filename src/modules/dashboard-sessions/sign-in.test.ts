@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOG_SERIALIZERS } from '../../app.js';
-import { purgeRetained } from '../../features.js';
+import { purgeRetained } from '../../retention.js';
 import { sha256 } from '../../http/auth.js';
 import { buildTestApp, createCreator, json, type TestApp, type TestCreator } from '../../../test/helpers.js';
 import { createSessionsRepo } from './sessions.repo.js';

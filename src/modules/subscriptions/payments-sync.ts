@@ -4,28 +4,14 @@ import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import type { Processor } from '../../processor/processor.js';
 import { iso, type Executor } from '../../db/tx.js';
+import { presentRefund, type RefundRow } from './present.js';
 import { recordEvents } from '../events/outbox.js';
 
 /** refund.created, in the transaction that inserted the refund's row (here, or the refund API's). */
-export const recordRefundCreated = (
-  trx: Executor,
-  creatorId: string,
-  r: { id: string; subscription_id: string; amount_cents: number; currency: string; status: string; processor_refund_id: string; created_at: Date | string },
-) =>
-  recordEvents(trx, creatorId, [
-    {
-      type: 'refund.created',
-      data: {
-        refund_id: r.id,
-        subscription_id: r.subscription_id,
-        amount_cents: Number(r.amount_cents),
-        currency: r.currency,
-        status: r.status,
-        processor_refund_id: r.processor_refund_id,
-        created_at: iso(r.created_at),
-      },
-    },
-  ]);
+export function recordRefundCreated(trx: Executor, creatorId: string, r: RefundRow) {
+  const { id, ...refund } = presentRefund(r);
+  return recordEvents(trx, creatorId, [{ type: 'refund.created', data: { refund_id: id, ...refund } }]);
+}
 
 type InvoiceWithLinks = Stripe.Invoice & {
   parent?: { subscription_details?: { subscription?: string | { id: string } | null } | null } | null;

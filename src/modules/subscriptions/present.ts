@@ -23,3 +23,24 @@ export const presentSubscription = (s: SubscriptionRow) => ({
 });
 
 export type Subscription = ReturnType<typeof presentSubscription>;
+
+export interface RefundRow {
+  id: string;
+  subscription_id: string;
+  amount_cents: number | string;
+  currency: string;
+  status: string;
+  processor_refund_id: string;
+  created_at: Date | string;
+}
+
+/** A refund as the creator API answers it (refund.created carries the same fields, its id as refund_id). */
+export const presentRefund = (r: RefundRow) => ({
+  id: r.id,
+  subscription_id: r.subscription_id,
+  amount_cents: Number(r.amount_cents),
+  currency: r.currency,
+  status: r.status,
+  processor_refund_id: r.processor_refund_id,
+  created_at: iso(r.created_at),
+});

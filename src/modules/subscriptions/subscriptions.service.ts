@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Database } from '../../db/types.js';
 import { newId } from '../../db/ids.js';
-import { inTransaction, iso } from '../../db/tx.js';
+import { inTransaction } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
@@ -15,7 +15,7 @@ import type { CancelBody, ListSubscriptionsQuery, RefundBody } from './subscript
 import type { SubscriptionSync } from './sync.js';
 import { recordRefundCreated } from './payments-sync.js';
 
-import { presentSubscription, type Subscription } from './present.js';
+import { presentRefund, presentSubscription, type Subscription } from './present.js';
 
 export { presentSubscription, type Subscription };
 
@@ -184,15 +184,7 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
       return inTransaction(db, answer, async (trx): Promise<Refund> => {
         const stored = await subscriptions.insertRefund(creatorId, row, trx);
         if (stored.inserted) await recordRefundCreated(trx, creatorId, stored);
-        return {
-          id: stored.id,
-          subscription_id: id,
-          amount_cents: Number(stored.amount_cents),
-          currency: stored.currency,
-          status: stored.status,
-          processor_refund_id: stored.processor_refund_id,
-          created_at: iso(stored.created_at),
-        };
+        return presentRefund({ ...stored, subscription_id: id });
       });
     },
 

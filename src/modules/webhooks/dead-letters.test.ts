@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, json, uniq, type TestApp } from '../../../test/helpers.js';
-import { purgeRetained } from '../../features.js';
+import { purgeRetained } from '../../retention.js';
 import { createMembersRepo } from '../members/members.repo.js';
 import { createInbox, type ProcessorEvent } from './inbox.js';
 
