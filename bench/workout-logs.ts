@@ -184,8 +184,14 @@ async function subscribeCreator(databaseUrl: string, workoutId: string) {
   return {
     async finish() {
       const after = await counts();
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where creator_id = ${creatorId} and status = 'pending'`.execute(db);
+      const pending = async () =>
+        (await sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where creator_id = ${creatorId} and status = 'pending'`.execute(db)).rows[0]!.n;
       const delivered = received - receivedBefore;
+      const pendingAfterLoad = await pending();
+      // The node gives way during the load (EVENTS_BUSY_*) and catches up after: how long that takes.
+      const quietFrom = Date.now();
+      while ((await pending()) > 0 && Date.now() - quietFrom < 300_000) await new Promise((r) => setTimeout(r, 250));
+      const caughtUpS = Math.round((Date.now() - quietFrom) / 100) / 10;
       await close();
       receiver.closeAllConnections();
       await new Promise((resolve) => receiver.close(resolve));
@@ -193,7 +199,9 @@ async function subscribeCreator(databaseUrl: string, workoutId: string) {
       return {
         events_written: { 'workout.logged': written('workout.logged'), 'pr.achieved': written('pr.achieved') },
         delivered_during_load: delivered,
-        pending_after_load: rows[0]!.n,
+        pending_after_load: pendingAfterLoad,
+        all_delivered_s_after_load: caughtUpS,
+        delivered_in_all: received - receivedBefore,
       };
     },
   };

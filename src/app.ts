@@ -5,6 +5,7 @@ import { registerFeatures, type FeatureDeps } from './features.js';
 import type { Principal } from './http/auth.js';
 import { registerCors } from './http/cors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
+import { AppError } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -59,6 +60,7 @@ export interface AppDeps extends FeatureDeps {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const WORKER_PATHS = new Set(['/health', '/ready', '/metrics']);
 
 /** Log redaction: secrets never reach a log line, whatever logs them. */
 export const LOG_REDACT = [
@@ -159,6 +161,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerErrorHandling(app);
+  // A worker (`npm run worker`) runs the jobs and answers only what an orchestrator probes.
+  if (config.worker) {
+    app.addHook('onRequest', async (request) => {
+      if (!WORKER_PATHS.has(request.url.split('?')[0]!)) throw new AppError('not_found', 'This process is a worker (npm run worker): it runs the scheduled jobs and serves no API; send requests to an API node.');
+    });
+  }
   registerValidation(app);
   registerMetrics(app);
   await registerOpenApi(app, { webhooks: webhooksSection() });
@@ -167,8 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerCors(app, config.cors);
   await registerRateLimit(app, config);
 
-  registerIdempotency(app, { db, ttlHours: config.idempotencyTtlHours, onBatch: app.batchSizeMetric });
+  const idempotency = registerIdempotency(app, { db, ttlHours: config.idempotencyTtlHours, onBatch: app.batchSizeMetric });
 
-  await registerFeatures(app, deps);
+  await registerFeatures(app, deps, { purgeIdempotencyKeys: idempotency.purgeExpired });
   return app;
 }

@@ -115,6 +115,16 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: 'deliveries to webhook endpoints a node sends at once',
   },
   {
+    names: ['EVENTS_BUSY_IN_FLIGHT'],
+    default: '`8`',
+    meaning: 'HTTP requests in flight at which a node counts as busy: its deliveries then give way to the requests (late during a burst, never lost)',
+  },
+  {
+    names: ['EVENTS_BUSY_RATE'],
+    default: '`100`',
+    meaning: 'deliveries a second a busy node still sends (so none waits for the burst to end); full `EVENTS_CONCURRENCY` again once it is quiet',
+  },
+  {
     names: ['SHUTDOWN_TIMEOUT_MS'],
     default: '`10000`',
     meaning: 'how long SIGTERM waits for in-flight requests',
@@ -150,6 +160,11 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: 'where the simulator listens (`0` = any free port)',
   },
   {
+    names: ['PROCESSOR_SIM_IN_PROCESS'],
+    default: '`true`',
+    meaning: '`false`: this node starts no simulator of its own and calls the one `npm run processor-sim` runs at `PROCESSOR_SIM_HOST`:`PROCESSOR_SIM_PORT` (several nodes, or `npm run worker`, share it; its secret comes from `STRIPE_WEBHOOK_SECRET` or the same `DATA_DIR` file)',
+  },
+  {
     names: ['PROCESSOR_WEBHOOK_URL'],
     default: '`http://127.0.0.1:3000/api/v1/webhooks/processor`',
     meaning: '`npm run processor-sim` only: where the standalone simulator delivers events',
@@ -173,6 +188,11 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     names: ['PUBLIC_URL'],
     default: '`http://127.0.0.1:3000` (the port follows `PORT`)',
     meaning: "this service as a creator's browser reaches it: the processor sends creators back to `PUBLIC_URL/connect/onboarding/…` from onboarding (https in production; Stripe's live mode requires it)",
+  },
+  {
+    names: ['JOBS'],
+    default: '`true`',
+    meaning: 'whether this node runs the scheduled jobs (inbox retries, reconciliation, metrics, standings, outgoing events, purges); `false` on API nodes beside `npm run worker`, which runs them and serves no API (it answers `/health`, `/ready` and `/metrics` on `PORT`). Every job is safe on several nodes at once',
   },
   {
     names: ['RECONCILE_INTERVAL_MS'],

@@ -34,8 +34,12 @@ export interface Config {
   idempotencyTtlHours: number;
   /** The webhook inbox: attempts before an event is parked as dead, events processed at once per node, retention of processed ones. */
   webhooks: { maxAttempts: number; concurrency: number; retentionDays: number };
-  /** Outgoing events (src/modules/events): how often a node looks for due deliveries (0: never), and requests it sends at once. */
-  events: { pollMs: number; concurrency: number };
+  /**
+   * Outgoing events (src/modules/events): how often a node looks for due deliveries (0: never),
+   * requests it sends at once, and, while it serves `busyInFlight` requests or more, the
+   * deliveries a second it still sends.
+   */
+  events: { pollMs: number; concurrency: number; busyInFlight: number; busyRate: number };
   /** Grace period for in-flight requests on SIGTERM before the process gives up. */
   shutdownTimeoutMs: number;
   /** Largest accepted request body. */
@@ -47,6 +51,13 @@ export interface Config {
   checkout: { successUrl: string; cancelUrl: string; portalReturnUrl: string };
   /** This service as browsers reach it (the processor sends creators back here from onboarding). */
   publicUrl: string;
+  /**
+   * Whether this node runs the scheduled jobs (jobs/schedule.ts): JOBS, default true. API
+   * nodes beside a worker (`npm run worker`) run with JOBS=false and only serve requests.
+   */
+  jobs: boolean;
+  /** `npm run worker` (server.ts --worker): jobs only; HTTP answers /health, /ready and /metrics, nothing else. */
+  worker: boolean;
   /** How often the mirror is reconciled with the processor; 0 turns the schedule off. */
   reconcileIntervalMs: number;
   /** How often a node checks that yesterday's challenge ranks are kept (done once a day); 0 turns the schedule off. */
@@ -94,6 +105,8 @@ export interface ProcessorConfig {
   webhookSecret: string | undefined;
   simHost: string;
   simPort: number;
+  /** The simulator in this process (default), or false: the one `npm run processor-sim` runs at simHost:simPort, shared by several nodes. */
+  simInProcess: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -120,6 +133,14 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
+/** `true` or `false` (any case); unset or empty → `fallback`. */
+function flagFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+  return raw === 'true';
+}
+
 function processorFrom(env: NodeJS.ProcessEnv): ProcessorConfig {
   const kind = env.PROCESSOR || 'simulator';
   if (kind !== 'simulator' && kind !== 'stripe') throw new ConfigError(`PROCESSOR must be "simulator" or "stripe", got "${kind}"`);
@@ -134,6 +155,7 @@ function processorFrom(env: NodeJS.ProcessEnv): ProcessorConfig {
     webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
     simHost: env.PROCESSOR_SIM_HOST || '127.0.0.1',
     simPort: intFrom(env, 'PROCESSOR_SIM_PORT', 12111, 0, 65535),
+    simInProcess: flagFrom(env, 'PROCESSOR_SIM_IN_PROCESS', true),
   };
 }
 
@@ -227,10 +249,18 @@ function videoBaseFrom(env: NodeJS.ProcessEnv): string {
   return base.replace(/\/+$/, '');
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, { worker = false }: { worker?: boolean } = {}): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const jobs = flagFrom(env, 'JOBS', true);
+  if (worker && !jobs) throw new ConfigError('npm run worker runs the jobs: unset JOBS (JOBS=false is for API nodes beside a worker)');
+  // The embedded database belongs to one process: a worker needs a PostgreSQL server it shares with the API nodes.
+  if (worker && !databaseUrl) throw new ConfigError('npm run worker needs DATABASE_URL: it shares a PostgreSQL server with the API nodes (the embedded database belongs to one process)');
+  const processor = processorFrom(env);
+  if (worker && processor.kind === 'simulator' && processor.simInProcess) {
+    throw new ConfigError('npm run worker calls the simulator the API nodes use: run `npm run processor-sim` and set PROCESSOR_SIM_IN_PROCESS=false (and PROCESSOR_SIM_HOST/PORT)');
   }
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 24) {
@@ -263,10 +293,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     events: {
       pollMs: intFrom(env, 'EVENTS_POLL_MS', 500, 0, 60_000),
       concurrency: intFrom(env, 'EVENTS_CONCURRENCY', 64, 1, 1024),
+      busyInFlight: intFrom(env, 'EVENTS_BUSY_IN_FLIGHT', 8, 1, 100_000),
+      busyRate: intFrom(env, 'EVENTS_BUSY_RATE', 100, 1, 100_000),
     },
     shutdownTimeoutMs: intFrom(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     bodyLimitBytes: 1024 * 1024,
-    processor: processorFrom(env),
+    processor,
     currency: currencyFrom(env),
     publicUrl: publicUrlFrom(env, intFrom(env, 'PORT', 3000, 0, 65535)),
     checkout: {
@@ -274,6 +306,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cancelUrl: env.CHECKOUT_CANCEL_URL || 'http://127.0.0.1:3000/checkout/canceled',
       portalReturnUrl: env.BILLING_PORTAL_RETURN_URL || 'http://127.0.0.1:3000/checkout/portal-return',
     },
+    jobs,
+    worker,
     reconcileIntervalMs: intFrom(env, 'RECONCILE_INTERVAL_MS', 15 * 60_000, 0, 7 * 86_400_000),
     challengeRankingIntervalMs: intFrom(env, 'CHALLENGE_RANKING_INTERVAL_MS', 5 * 60_000, 0, 86_400_000),
     metricsHistoryIntervalMs: intFrom(env, 'METRICS_HISTORY_INTERVAL_MS', 15 * 60_000, 0, 86_400_000),

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
-import { runExclusive } from './db/locks.js';
 import { DASHBOARD_DIST } from './paths.js';
 import { creatorAuth } from './http/auth.js';
 import type { Processor } from './processor/processor.js';
@@ -35,7 +34,8 @@ import { createMembersService } from './modules/members/members.service.js';
 import { createTiersRepo } from './modules/tiers/tiers.repo.js';
 import { tiersRoutes } from './modules/tiers/tiers.routes.js';
 import { createTiersService } from './modules/tiers/tiers.service.js';
-import { every, TaskRunner } from './jobs/tasks.js';
+import { startJobs } from './jobs/schedule.js';
+import { TaskRunner } from './jobs/tasks.js';
 import { checkoutPages } from './modules/checkout/checkout.pages.js';
 import { memberBillingRoutes } from './modules/checkout/checkout.routes.js';
 import { createCheckoutRepo } from './modules/checkout/checkout.repo.js';
@@ -101,12 +101,7 @@ import { createMetricsHistory } from './modules/metrics/history.js';
 import { webhookEventsRoutes } from './modules/webhooks/webhook-events.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { eventsFeature } from './modules/events/events.feature.js';
-import { purgeRetained, RETENTION_INTERVAL_MS } from './retention.js';
-
-// One node at a time reconciles: the others skip a round while this lock is held.
-const RECONCILE_LOCK_ID = 7_321_004_118;
-const METRICS_HISTORY_LOCK_ID = 7_321_004_119;
-const METRICS_FOLD_LOCK_ID = 7_321_004_120;
+import { purgeRetained } from './retention.js';
 
 /** What the features are built from (app.ts adds the logger). */
 export interface FeatureDeps {
@@ -128,7 +123,7 @@ export interface FeatureDeps {
  * their prefixes and auth, and the background pollers. The HTTP conventions they rely on
  * are set up before this runs (app.ts).
  */
-export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
+export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps, background: { purgeIdempotencyKeys(): Promise<unknown> }): Promise<void> {
   const { config, database } = deps;
   const db = database.db;
   const { processor } = deps;
@@ -259,39 +254,31 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps):
   await app.register(signInPage(dashboardSessions));
   await app.register(webhookRoutes({ stripe: processor.stripe, secrets: deps.webhookSecrets, inbox, tasks }), { prefix: '/api/v1' });
 
-  // Retries of failed events, and events a crashed process had acknowledged but not done.
-  const stopPolling = every(5000, () => inbox.drain(), logger, 'webhook inbox');
-  // Retention: processed events (payloads with personal data) and expired member tokens.
-  const stopPurging = every(RETENTION_INTERVAL_MS, () => purgeRetained(inbox, membersRepo, config.webhooks.retentionDays, accountRepo, sessionsRepo, app.events), logger, 'retention purge');
-  // One node at a time reconciles (an advisory lock); the others skip that round.
-  const stopReconciling =
-    config.reconcileIntervalMs > 0
-      ? every(config.reconcileIntervalMs, () => runExclusive(database, RECONCILE_LOCK_ID, () => reconciler.run()), logger, 'reconcile')
-      : async () => {};
-  // End-of-day ranks for leaderboard deltas: checked at start-up and every few minutes, done once a day per challenge.
-  // Then challenge.finished for the challenges that have ended (once each, across nodes).
-  const rankAndFinish = () => standings.run().then(() => standings.finishEnded());
-  if (config.challengeRankingIntervalMs > 0) tasks.run('challenge standings', rankAndFinish);
-  const stopRanking =
-    config.challengeRankingIntervalMs > 0 ? every(config.challengeRankingIntervalMs, rankAndFinish, logger, 'challenge standings') : async () => {};
-  // The daily metrics history: checked at start-up and every few minutes, each day written once per scope.
-  // One node at a time (an advisory lock): a first backfill is heavy, and the others would only redo it.
-  const fillHistory = () => runExclusive(database, METRICS_HISTORY_LOCK_ID, () => history.run());
-  if (config.metricsHistoryIntervalMs > 0) tasks.run('metrics history', fillHistory);
-  const stopHistory = config.metricsHistoryIntervalMs > 0 ? every(config.metricsHistoryIntervalMs, fillHistory, logger, 'metrics history') : async () => {};
-  // Recent member activity into the metrics' day counts, so a summary counts few members one by one.
-  const foldActivity = () => runExclusive(database, METRICS_FOLD_LOCK_ID, () => aggregates.foldAll(db));
-  if (config.metricsFoldIntervalMs > 0) tasks.run('metrics counters', () => runExclusive(database, METRICS_FOLD_LOCK_ID, () => aggregates.buildMissing(db)));
-  const stopFolding = config.metricsFoldIntervalMs > 0 ? every(config.metricsFoldIntervalMs, foldActivity, logger, 'metrics activity fold') : async () => {};
-  // Automatic previews a rule change left stale (migration 0019), recomputed once in the
-  // background (reads compute them meanwhile); a shutdown stops the pass between batches.
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  tasks.run('post previews', () => posts.refreshStalePreviews(() => closing));
+  // Scheduled work, on nodes that run jobs (JOBS; `npm run worker` runs them and serves no API).
+  const stopJobs = config.jobs
+    ? startJobs({
+        config,
+        database,
+        logger,
+        tasks,
+        work: {
+          inboxDrain: () => inbox.drain(),
+          purgeRetained: () => purgeRetained(inbox, membersRepo, config.webhooks.retentionDays, accountRepo, sessionsRepo, app.events),
+          purgeIdempotencyKeys: background.purgeIdempotencyKeys,
+          reconcile: () => reconciler.run(),
+          rankChallenges: () => standings.run().then(() => standings.finishEnded()),
+          fillMetricsHistory: () => history.run(),
+          buildMissingCounters: () => aggregates.buildMissing(db),
+          foldActivity: () => aggregates.foldAll(db),
+          sendEvents: () => app.events.drain(),
+          // Automatic previews a rule change left stale (migration 0019), recomputed once (reads compute them meanwhile).
+          refreshPreviews: (stopping) => posts.refreshStalePreviews(stopping),
+        },
+      })
+    : async () => {};
+  // A shutdown stops the jobs (between batches, sends in flight finished), then waits for what they started.
   app.addHook('onClose', async () => {
-    await Promise.all([stopPolling(), stopReconciling(), stopPurging(), stopRanking(), stopHistory(), stopFolding(), events.stop()]);
+    await Promise.all([stopJobs(), events.stop()]);
     await tasks.idle();
   });
 }

@@ -11,9 +11,12 @@ import { startSimulator, type RunningSimulator } from './processor/simulator/ind
 import { resolveWebhookSecret } from './processor/webhook-secret.js';
 import { chooseLogFormat, createLogger, startupLogger } from './logging.js';
 
-/** Start-up and graceful shutdown; everything else is built in app.ts. */
+/**
+ * Start-up and graceful shutdown; everything else is built in app.ts. `--worker` (`npm run
+ * worker`): the scheduled jobs without the API (config.ts worker).
+ */
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig(process.env, { worker: process.argv.includes('--worker') });
   const logFormat = chooseLogFormat(config.logFormat, process.stdout.isTTY === true);
   const logger = await createLogger({ level: config.logLevel, format: logFormat, colorize: process.stdout.isTTY === true });
   const quiet = startupLogger(logger, logFormat);
@@ -23,19 +26,16 @@ async function main(): Promise<void> {
   const adminToken = resolveAdminToken(config.adminToken, config.dataDir, quiet);
 
   // The simulator runs in this process by default, on the same database (its own schema),
-  // so `npm start` alone can take a member from checkout to payout.
+  // so `npm start` alone can take a member from checkout to payout. Several nodes share one
+  // `npm run processor-sim` instead (PROCESSOR_SIM_IN_PROCESS=false), and its secret file.
   let simulator: RunningSimulator | undefined;
   const webhookSecrets = (config.processor.webhookSecret ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   if (config.processor.kind === 'simulator') {
     const webhookSecret = resolveWebhookSecret(webhookSecrets[0], config.dataDir, quiet);
     if (webhookSecrets.length === 0) webhookSecrets.push(webhookSecret);
-    simulator = await startSimulator({
-      db: database.db,
-      host: config.processor.simHost,
-      port: config.processor.simPort,
-      webhookSecret,
-      logger: quiet,
-    });
+    if (config.processor.simInProcess) {
+      simulator = await startSimulator({ db: database.db, host: config.processor.simHost, port: config.processor.simPort, webhookSecret, logger: quiet });
+    }
   }
   const processor = createProcessor(createStripeClient(config.processor, simulator?.port));
 
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   await app.listen({ host: config.host, port: config.port });
   const origin = originOf(config.host, (app.server.address() as { port: number }).port);
   simulator?.setWebhookUrl(`${origin}/api/v1/webhooks/processor`);
+  if (config.worker) logger.info({ port: (app.server.address() as { port: number }).port }, 'worker: running the scheduled jobs; HTTP answers /health, /ready and /metrics only');
   const databaseAbout = database.kind === 'pglite' ? `embedded PGlite in ${path.join(config.dataDir, 'pglite')}` : 'PostgreSQL server (DATABASE_URL)';
   announce({ origin, simulatorUrl: simulator?.url, adminTokenFile: config.adminToken ? undefined : adminTokenFile(config.dataDir), database: databaseAbout }, logFormat, logger);
 

@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
 import { createCombiner } from '../db/combiner.js';
 import type { Executor, StoredAnswer } from '../db/tx.js';
-import { every } from '../jobs/tasks.js';
 import type { Principal } from './auth.js';
 import { AppError } from './errors.js';
 import { createIdempotencyStore, KeyTaken, type AnswerRecord, type IdempotencyStore, type KeyRow } from './idempotency-store.js';
@@ -35,7 +34,6 @@ export interface IdempotencyOptions {
   onBatch?: (statement: string) => (size: number) => void;
 }
 
-const PURGE_INTERVAL_MS = 60_000;
 
 /** Deletes the keys older than the TTL (the minute poller calls it; tests too). Returns how many. */
 export const purgeExpiredKeys = (db: Db, ttlHours: number, maxRounds = 20): Promise<number> =>
@@ -190,11 +188,8 @@ export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyRe
  * sent; a 5xx stores nothing, so the retry executes. Requests that fail validation or
  * authentication never reach these hooks.
  */
-export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptions): void {
+export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptions): { purgeExpired(): Promise<unknown> } {
   const store = createIdempotencyStore(opts.db, opts.ttlHours);
-  // Expired keys go in the background; without it the table would keep every key forever.
-  const stopPurging = every(PURGE_INTERVAL_MS, () => store.purgeExpired(), app.log, 'idempotency key purge');
-  app.addHook('onClose', stopPurging);
 
   // The lookups of keyed requests that arrive together share one read (src/db/combiner.ts).
   const lookups = createCombiner({ run: store.rowsOf, maxBatch: 64, maxInFlight: 2, onBatch: opts.onBatch?.('idempotency_lookup') });
@@ -240,4 +235,6 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
       },
     );
   });
+  // Expired keys go in the background (jobs/schedule.ts); without it the table would keep every key forever.
+  return { purgeExpired: () => store.purgeExpired() };
 }

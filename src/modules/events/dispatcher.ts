@@ -26,6 +26,8 @@ const LEASE_S = 30;
 /** Finished deliveries are settled together, this many at a time or this soon after finishing. */
 const SETTLE_BATCH = 100;
 const SETTLE_WITHIN_MS = 200;
+/** While the node is busy, claims are made at most this often, each of busyRate × this much. */
+const PACE_MS = 250;
 
 export interface DispatcherOptions {
   db: Kysely<Database>;
@@ -34,6 +36,13 @@ export interface DispatcherOptions {
   batch?: number;
   concurrency?: number;
   random?: () => number;
+  /**
+   * True while the node's foreground is busy (HTTP requests in flight past a bound): then the
+   * dispatcher gives way, sending at most `busyRate` deliveries a second, and catches up at
+   * full concurrency once the node is quiet again. Delivery is late during a burst, never lost.
+   */
+  busy?: () => boolean;
+  busyRate?: number;
 }
 
 export interface PumpOptions {
@@ -70,18 +79,19 @@ interface Outcome {
 /** The body every attempt of a delivery sends, byte for byte (the signature covers it). */
 export const payloadOf = (type: string, createdAt: Date, data: unknown) => JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
 
-export function createDispatcher({ db, sender, now = () => new Date(), batch = 200, concurrency = 64, random = Math.random }: DispatcherOptions) {
+export function createDispatcher({ db, sender, now = () => new Date(), batch = 200, concurrency = 64, random = Math.random, busy = () => false, busyRate = 100 }: DispatcherOptions) {
+  const pacedBatch = Math.max(1, Math.round((busyRate * PACE_MS) / 1000));
   const perEndpoint = Math.max(1, Math.floor(concurrency / 4));
   /**
    * Claims up to `limit` due deliveries, at most `perEndpoint` of one endpoint and none of the
-   * endpoints in `busy` (this node already has that many of theirs in flight): a receiver that
+   * endpoints in `full` (this node already has that many of theirs in flight): a receiver that
    * is slow or black-holed holds a few of the node's slots, never all of them.
    */
-  async function claim(at: Date, limit: number, busy: string[], creatorIds: string[] | null): Promise<Claimed[]> {
+  async function claim(at: Date, limit: number, full: string[], creatorIds: string[] | null): Promise<Claimed[]> {
     const { rows } = await sql<Claimed>`with candidates as (
         select d.id, d.next_attempt_at, row_number() over (partition by d.endpoint_id order by d.next_attempt_at) as n
         from (select d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries d
-              where d.status = 'pending' and d.next_attempt_at <= ${at} and not (d.endpoint_id = any(${busy}::uuid[]))
+              where d.status = 'pending' and d.next_attempt_at <= ${at} and not (d.endpoint_id = any(${full}::uuid[]))
                 and (${creatorIds}::uuid[] is null or d.creator_id = any(${creatorIds}::uuid[]))
               order by d.next_attempt_at limit ${limit * 4}) d
       ), due as (
@@ -181,6 +191,7 @@ export function createDispatcher({ db, sender, now = () => new Date(), batch = 2
     let sent = 0;
     let claimsLeft = claims;
     let dry = false;
+    let lastClaimAt = 0;
     const flush = async () => {
       if (finished.length === 0) return;
       const outcomes = finished;
@@ -201,15 +212,19 @@ export function createDispatcher({ db, sender, now = () => new Date(), batch = 2
     };
     for (;;) {
       const room = concurrency - inFlight.size;
-      if (!dry && claimsLeft > 0 && !stop() && (inFlight.size === 0 || room >= concurrency / 2)) {
-        const busy = [...perEndpointInFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+      // A busy node claims a small batch every PACE_MS at most (and only once the last is sent).
+      const paced = busy();
+      const waitMs = paced ? lastClaimAt + PACE_MS - Date.now() : 0;
+      if (!dry && claimsLeft > 0 && !stop() && (inFlight.size === 0 || (!paced && room >= concurrency / 2)) && waitMs <= 0) {
+        const full = [...perEndpointInFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
         const at = now();
-        const claimed = await claim(at, Math.min(batch, room), busy, creatorIds);
+        lastClaimAt = Date.now();
+        const claimed = await claim(at, Math.min(paced ? pacedBatch : batch, room), full, creatorIds);
         claimsLeft--;
         for (const d of claimed) start(d, at);
         sent += claimed.length;
         // Nothing due but what this node holds: claim again only once those are done.
-        dry = claimed.length === 0 && busy.length === 0;
+        dry = claimed.length === 0 && full.length === 0;
       }
       if (inFlight.size === 0) {
         if (finished.length > 0) {
@@ -217,6 +232,7 @@ export function createDispatcher({ db, sender, now = () => new Date(), batch = 2
           if (!stop() && claimsLeft > 0) continue;
         }
         if (dry || stop() || claimsLeft <= 0) return sent;
+        if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
         continue;
       }
       await Promise.race([...inFlight.keys(), new Promise((resolve) => setTimeout(resolve, SETTLE_WITHIN_MS).unref())]);

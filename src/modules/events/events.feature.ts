@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import { every } from '../../jobs/tasks.js';
+import { trackInFlight } from '../../http/in-flight.js';
 import { createDispatcher } from './dispatcher.js';
 import { createEndpointsRepo } from './endpoints.repo.js';
 import { endpointsRoutes } from './endpoints.routes.js';
@@ -18,27 +18,41 @@ declare module 'fastify' {
 
 /**
  * Outgoing events, wired: the endpoints API (registered by the caller under the creator
- * auth hook), the dispatcher polling for due deliveries every EVENTS_POLL_MS on every node
- * (claims do not overlap across nodes), and retention. Loopback receivers only with the
- * simulator (DESIGN §9).
+ * auth hook), `drain` for the dispatcher (jobs/schedule.ts runs it every EVENTS_POLL_MS on
+ * nodes that run jobs; claims do not overlap across nodes), giving way while the node serves
+ * many requests, and retention. Loopback receivers only with the simulator (DESIGN §9).
  */
 export function eventsFeature(app: FastifyInstance, { db, config, logger }: { db: Db; config: Config; logger: Logger }) {
   const allowLoopback = config.processor.kind === 'simulator';
   const endpoints = createEndpointsRepo(db);
   const sender = createSender({ allowLoopback, maxSockets: config.events.concurrency });
-  const dispatcher = createDispatcher({ db, sender, concurrency: config.events.concurrency });
+  // Delivery gives way to the node's own requests: a burst of logs is answered first, and its
+  // events follow once it eases (at EVENTS_BUSY_RATE meanwhile, so nothing waits for ever).
+  const inFlight = trackInFlight(app);
+  const dispatcher = createDispatcher({
+    db,
+    sender,
+    concurrency: config.events.concurrency,
+    busy: () => inFlight() >= config.events.busyInFlight,
+    busyRate: config.events.busyRate,
+  });
   let stopped = false;
+  const running = new Set<Promise<number>>();
   /** Sends until nothing is due (dispatcher.ts pump); `creatorIds`: theirs only. */
-  const drain = (opts: { creatorIds?: string[] } = {}) => dispatcher.pump({ stop: () => stopped, creatorIds: opts.creatorIds ?? null });
+  const drain = (opts: { creatorIds?: string[] } = {}) => {
+    const pumping = dispatcher.pump({ stop: () => stopped, creatorIds: opts.creatorIds ?? null }).finally(() => running.delete(pumping));
+    running.add(pumping);
+    return pumping;
+  };
   app.decorate('events', { drain, purge: () => endpoints.purge(EVENT_RETENTION_DAYS) });
 
-  const stopPolling = config.events.pollMs > 0 ? every(config.events.pollMs, drain, logger, 'outgoing events') : async () => {};
   return {
     backlog: () => endpoints.backlog(),
     routes: endpointsRoutes(createEndpointsService({ db, endpoints, allowLoopback })),
+    /** Claims nothing more, waits for the sends in flight to be settled, closes the sockets. */
     async stop() {
       stopped = true;
-      await stopPolling();
+      await Promise.allSettled([...running]);
       sender.close();
     },
   };

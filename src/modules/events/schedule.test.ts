@@ -96,3 +96,25 @@ it('keeps delivering to other endpoints while one receiver is slow: it holds a q
   await slow.close();
   await fast.close();
 }, 30_000);
+
+it('gives way while the node is busy: a trickle at the busy rate, then everything once it is quiet', async () => {
+  const creator = await createCreator(t);
+  const receiver = await startReceiver();
+  const endpoint = await createEndpoint(t, creator, { url: receiver.url });
+  for (let i = 0; i < 40; i++) await t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
+  const sender = createSender({ allowLoopback: true });
+  let busy = true;
+  // 20 a second while busy: a claim of 5 every 250 ms.
+  const dispatcher = createDispatcher({ db: t.database.db, sender, busy: () => busy, busyRate: 20 });
+  const started = Date.now();
+  await dispatcher.pump({ stop: () => Date.now() - started > 600, creatorIds: [creator.id] });
+  // Claims at 0, 250 and 500 ms (the last may just miss the stop).
+  expect(receiver.received.length).toBeGreaterThanOrEqual(10);
+  expect(receiver.received.length).toBeLessThanOrEqual(15);
+  busy = false;
+  await dispatcher.pump({ creatorIds: [creator.id] });
+  expect(receiver.received).toHaveLength(40);
+  await t.app.inject({ method: 'DELETE', url: `/api/v1/webhook-endpoints/${endpoint.id}`, headers: creator.headers });
+  sender.close();
+  await receiver.close();
+});
