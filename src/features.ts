@@ -196,7 +196,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps, 
   app.decorate('metricsHistory', history);
   const memberRecords = createRecordService({ directory: directoryRepo, records: createRecordRepo(db), training: createTrainingViewRepo(db), challenges, now });
 
-  const events = eventsFeature(app, { db, config, logger });
+  const events = eventsFeature(app, { db, config });
   app.gaugeMetric('outgoing_deliveries_due', 'Deliveries to creators\' webhook endpoints due now and not yet sent (growing: the senders fall behind)', async () => (await events.backlog()).due);
   app.gaugeMetric('outgoing_deliveries_dead', 'Deliveries to creators\' webhook endpoints whose attempts ran out (GET /api/v1/webhook-endpoints/{id}/deliveries?status=dead)', async () => (await events.backlog()).dead);
   const sessionsRepo = createSessionsRepo(db);

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { trackInFlight } from '../../http/in-flight.js';
@@ -22,7 +21,7 @@ declare module 'fastify' {
  * nodes that run jobs; claims do not overlap across nodes), giving way while the node serves
  * many requests, and retention. Loopback receivers only with the simulator (DESIGN §9).
  */
-export function eventsFeature(app: FastifyInstance, { db, config, logger }: { db: Db; config: Config; logger: Logger }) {
+export function eventsFeature(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
   const allowLoopback = config.processor.kind === 'simulator';
   const endpoints = createEndpointsRepo(db);
   const sender = createSender({ allowLoopback, maxSockets: config.events.concurrency });
