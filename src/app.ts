@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Redis } from 'ioredis';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerFeatures, type FeatureDeps } from './features.js';
 import type { Principal } from './http/auth.js';
@@ -7,9 +8,10 @@ import { registerCors } from './http/cors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { AppError } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
-import { registerMetrics } from './http/metrics.js';
+import { registerMetrics, registerReplicaMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { createPins, describeReadRouting, registerReadRouting } from './http/read-routing.js';
 import { lazyRequestLogger } from './http/request-logger.js';
 import { cachedSerializers } from './http/serializers.js';
 import { ErrorBody, Pagination } from './http/schemas.js';
@@ -174,6 +176,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before the rate limit: a preflight is answered by the CORS hook and never counted.
   await registerCors(app, config.cors);
   await registerRateLimit(app, config);
+
+  // Before any route: the heavy reads marked `reads: 'replica'` go to a healthy replica.
+  describeReadRouting(app);
+  if (deps.replicas) {
+    const redis = config.rateLimit.redisUrl ? new Redis(config.rateLimit.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+    if (redis) {
+      redis.on('error', () => undefined); // unreachable: reads count as pinned (read-routing.ts)
+      app.addHook('onClose', async () => void redis.disconnect());
+    }
+    registerReadRouting(app, { replicas: deps.replicas, pins: createPins({ pinMs: config.replicaMaxLagMs + 1000, ...(redis ? { redis } : {}) }) });
+    registerReplicaMetrics(app, deps.replicas);
+  }
 
   const idempotency = registerIdempotency(app, { db, ttlHours: config.idempotencyTtlHours, onBatch: app.batchSizeMetric });
 

@@ -35,6 +35,16 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: '`postgres://…` to use a PostgreSQL server instead of the embedded database',
   },
   {
+    names: ['DATABASE_REPLICA_URL'],
+    default: 'unset',
+    meaning: 'read replicas of `DATABASE_URL` (streaming standbys), comma-separated: the heavy, lag-tolerant reads (member list, record and export, metrics, leaderboards, post lists; each route says so in its description) go to one that is `ok`, the primary otherwise; a creator or member who wrote reads the primary for `REPLICA_MAX_LAG_MS` + 1 s (across nodes with `REDIS_URL`)',
+  },
+  {
+    names: ['REPLICA_MAX_LAG_MS'],
+    default: '`1000`',
+    meaning: 'a replica further behind than this (measured every 0.5 s against the primary\'s WAL position) is not read from until it catches up; `/ready` and `/metrics` show each replica\'s state and lag',
+  },
+  {
     names: ['DATABASE_POOL_MAX'],
     default: '`10`',
     meaning: 'connections per process (PostgreSQL)',

@@ -56,6 +56,10 @@ export interface Config {
    * nodes beside a worker (`npm run worker`) run with JOBS=false and only serve requests.
    */
   jobs: boolean;
+  /** Read replicas (DATABASE_REPLICA_URL, comma-separated) for the heavy, lag-tolerant reads; empty: none. */
+  replicaUrls: string[];
+  /** A replica further behind the primary than this is not read from (REPLICA_MAX_LAG_MS). */
+  replicaMaxLagMs: number;
   /** `npm run worker` (server.ts --worker): jobs only; HTTP answers /health, /ready and /metrics, nothing else. */
   worker: boolean;
   /** How often the mirror is reconciled with the processor; 0 turns the schedule off. */
@@ -259,6 +263,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, { worker = fals
   // The embedded database belongs to one process: a worker needs a PostgreSQL server it shares with the API nodes.
   if (worker && !databaseUrl) throw new ConfigError('npm run worker needs DATABASE_URL: it shares a PostgreSQL server with the API nodes (the embedded database belongs to one process)');
   const processor = processorFrom(env);
+  const replicaUrls = (env.DATABASE_REPLICA_URL ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  for (const url of replicaUrls) if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('DATABASE_REPLICA_URL must be postgres:// URLs, comma-separated');
+  if (replicaUrls.length > 0 && !databaseUrl) throw new ConfigError('DATABASE_REPLICA_URL needs DATABASE_URL: replicas follow a PostgreSQL primary, not the embedded database');
   if (worker && processor.kind === 'simulator' && processor.simInProcess) {
     throw new ConfigError('npm run worker calls the simulator the API nodes use: run `npm run processor-sim` and set PROCESSOR_SIM_IN_PROCESS=false (and PROCESSOR_SIM_HOST/PORT)');
   }
@@ -308,6 +315,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, { worker = fals
     },
     jobs,
     worker,
+    replicaUrls,
+    replicaMaxLagMs: intFrom(env, 'REPLICA_MAX_LAG_MS', 1000, 0, 3_600_000),
     reconcileIntervalMs: intFrom(env, 'RECONCILE_INTERVAL_MS', 15 * 60_000, 0, 7 * 86_400_000),
     challengeRankingIntervalMs: intFrom(env, 'CHALLENGE_RANKING_INTERVAL_MS', 5 * 60_000, 0, 86_400_000),
     metricsHistoryIntervalMs: intFrom(env, 'METRICS_HISTORY_INTERVAL_MS', 15 * 60_000, 0, 86_400_000),

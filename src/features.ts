@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
+import type { ReplicaSet } from './db/replicas.js';
 import { DASHBOARD_DIST } from './paths.js';
 import { creatorAuth } from './http/auth.js';
 import type { Processor } from './processor/processor.js';
@@ -114,6 +115,8 @@ export interface FeatureDeps {
   webhookSecrets: string[];
   /** The service's wall clock (the processor keeps its own); tests move it. */
   now?: () => Date;
+  /** Read replicas (DATABASE_REPLICA_URL) and their state; app.ts routes the heavy reads to them. */
+  replicas?: ReplicaSet;
   /** Where the built dashboard is (default dist/dashboard); tests build one of their own. */
   dashboardDir?: string;
 }
@@ -202,7 +205,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps, 
   const sessionsRepo = createSessionsRepo(db);
   const dashboardSessions = createSessionsService({ db, sessions: sessionsRepo, creators, publicUrl: config.publicUrl });
 
-  await app.register(healthRoutes(database.ping));
+  await app.register(healthRoutes(database.ping, () => deps.replicas?.statuses() ?? []));
   await app.register(adminRoutes(createAdminService({ db, creators, processor, accounts: accountSync, logger }), deps.adminToken), { prefix: '/api/v1/admin' });
   await app.register(
     async (api) => {
@@ -275,10 +278,11 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps, 
           refreshPreviews: (stopping) => posts.refreshStalePreviews(stopping),
         },
       })
-    : async () => {};
+    : undefined;
   // A shutdown stops the jobs (between batches, sends in flight finished), then waits for what they started.
+  app.addHook('preClose', async () => stopJobs?.halt());
   app.addHook('onClose', async () => {
-    await Promise.all([stopJobs(), events.stop()]);
+    await Promise.all([stopJobs?.stop(), events.stop()]);
     await tasks.idle();
   });
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/open.js';
+import { createReplicaSet } from './db/replicas.js';
 import { seedExerciseCatalog } from './modules/exercises/seed.js';
 import { adminTokenFile, resolveAdminToken } from './http/admin-token.js';
 import { announce, originOf } from './http/banner.js';
@@ -21,6 +22,11 @@ async function main(): Promise<void> {
   const logger = await createLogger({ level: config.logLevel, format: logFormat, colorize: process.stdout.isTTY === true });
   const quiet = startupLogger(logger, logFormat);
   const database = await openDatabase(config, quiet);
+  // Read replicas: measured before the first request, so heavy reads can use them from the start.
+  const replicas = config.replicaUrls.length
+    ? createReplicaSet({ primary: database, urls: config.replicaUrls, maxLagMs: config.replicaMaxLagMs, poolMax: config.databasePoolMax, statementTimeoutMs: config.statementTimeoutMs, logger })
+    : undefined;
+  await replicas?.start();
   // The exercise catalog's source of truth is code (catalog.data.ts): upserted on every start.
   await seedExerciseCatalog(database.db);
   const adminToken = resolveAdminToken(config.adminToken, config.dataDir, quiet);
@@ -39,7 +45,7 @@ async function main(): Promise<void> {
   }
   const processor = createProcessor(createStripeClient(config.processor, simulator?.port));
 
-  const app = await buildApp({ config, database, adminToken, logger, processor, webhookSecrets });
+  const app = await buildApp({ config, database, adminToken, logger, processor, webhookSecrets, ...(replicas ? { replicas } : {}) });
   await app.listen({ host: config.host, port: config.port });
   const origin = originOf(config.host, (app.server.address() as { port: number }).port);
   simulator?.setWebhookUrl(`${origin}/api/v1/webhooks/processor`);
@@ -49,6 +55,7 @@ async function main(): Promise<void> {
 
   const closeBackends = async () => {
     await simulator?.close();
+    await replicas?.close();
     await database.close();
   };
   const stop = gracefulShutdown(app, closeBackends, logger, config.shutdownTimeoutMs);

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { inject } from 'vitest';
 import { buildApp, type AppDeps } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
+import type { ReplicaSet } from '../src/db/replicas.js';
 import { connectPostgres, openPglite, type DatabaseHandle } from '../src/db/client.js';
 import { isDatabaseUnavailable } from '../src/db/errors.js';
 import { newId } from '../src/db/ids.js';
@@ -58,6 +59,8 @@ export async function buildTestApp(
     now?: () => Date;
     /** A built dashboard to serve (scripts/build-dashboard.ts into a folder of the test's). */
     dashboardDir?: string;
+    /** Read replicas the heavy reads may go to (db/replicas.ts; tests stand one in). */
+    replicas?: ReplicaSet;
   } = {},
 ): Promise<TestApp> {
   const database = opts.database ?? (await openTestDatabase());
@@ -87,6 +90,7 @@ export async function buildTestApp(
     webhookSecrets: [TEST_WEBHOOK_SECRET],
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.dashboardDir ? { dashboardDir: opts.dashboardDir } : {}),
+    ...(opts.replicas ? { replicas: opts.replicas } : {}),
   });
   opts.beforeReady?.(app);
   await app.ready();

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { initPgliteDataDir } from './pglite-init.js';
 import { PglitePool } from './pglite-pool.js';
 import { registerDirectQuery } from './compiled.js';
+import { routingPool } from './read-routing.js';
 import { preparingClient } from './prepared.js';
 import type { Database } from './types.js';
 
@@ -21,6 +22,8 @@ export interface DatabaseHandle {
   /** The connections now open, idle, and callers waiting for one (the embedded database has one connection). */
   connections(): ConnectionCounts;
   close(): Promise<void>;
+  /** PostgreSQL only: the pool itself (the replica monitor's own queries). */
+  pool?: pg.Pool;
   /** PGlite only: the whole data directory as a tarball. */
   dump?: () => Promise<Blob>;
 }
@@ -36,6 +39,9 @@ export interface PostgresOptions {
   poolMax: number;
   statementTimeoutMs: number;
   logger?: Logger;
+  connectionTimeoutMs?: number;
+  /** Read replicas are configured: queries go where db/read-routing.ts says (the primary unless a request was routed to a replica). */
+  routeReads?: boolean;
 }
 
 // int8 (counts, sums of cents) as a JS number, as PGlite already does: cents stay far
@@ -50,7 +56,7 @@ export function connectPostgres(opts: PostgresOptions): DatabaseHandle {
     connectionString: opts.url,
     max: opts.poolMax,
     statement_timeout: opts.statementTimeoutMs,
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: opts.connectionTimeoutMs ?? 3000,
     idleTimeoutMillis: 30_000,
     types: pgTypes,
   });
@@ -64,8 +70,9 @@ export function connectPostgres(opts: PostgresOptions): DatabaseHandle {
     preparingClient(client);
     client.on('error', (err) => opts.logger?.warn({ err: { message: err.message } }, 'database connection lost'));
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  registerDirectQuery(db, async (text, values, name) => (await pool.query({ text, values: values as unknown[], ...(name ? { name } : {}) })).rows);
+  const queries = opts.routeReads ? routingPool(pool) : pool;
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: queries as pg.Pool }) });
+  registerDirectQuery(db, async (text, values, name) => (await queries.query({ text, values: values as unknown[], ...(name ? { name } : {}) })).rows);
   return {
     db,
     kind: 'postgres',
@@ -74,6 +81,7 @@ export function connectPostgres(opts: PostgresOptions): DatabaseHandle {
     },
     connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
+    pool,
   };
 }
 

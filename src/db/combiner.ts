@@ -1,4 +1,5 @@
 import { databaseFailure } from './errors.js';
+import { onPrimary } from './read-routing.js';
 
 /**
  * Group commit for a hot statement: requests that arrive while earlier ones are at the
@@ -80,7 +81,8 @@ export function createCombiner<I, O>(opts: CombinerOptions<I, O>): Combiner<I, O
       if (!batch.length) return; // everything waiting is behind a running batch of its key
       for (const k of taken) busyKeys.add(k);
       inFlight++;
-      void execute(batch).finally(() => {
+      // Batches mix requests: on the primary, whichever request's turn started it (db/read-routing.ts).
+      void onPrimary(() => execute(batch)).finally(() => {
         inFlight--;
         for (const k of taken) busyKeys.delete(k);
         if (queue.length) schedule();

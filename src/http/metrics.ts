@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ReplicaSet } from '../db/replicas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -7,6 +8,7 @@ declare module 'fastify' {
     batchSizeMetric(statement: string): (size: number) => void;
     /** A gauge read when /metrics is scraped (a count kept in the database, say). */
     gaugeMetric(name: string, help: string, read: () => Promise<number>): void;
+    metricsRegistry: Registry;
   }
 }
 
@@ -31,6 +33,7 @@ function batchSizes(registry: Registry): (statement: string) => (size: number) =
  */
 export function registerMetrics(app: FastifyInstance): Registry {
   const registry = new Registry();
+  app.decorate('metricsRegistry', registry);
   app.decorate('batchSizeMetric', batchSizes(registry));
   app.decorate('gaugeMetric', (name: string, help: string, read: () => Promise<number>) => {
     new Gauge({
@@ -75,4 +78,27 @@ export function registerMetrics(app: FastifyInstance): Registry {
     async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
   );
   return registry;
+}
+
+/** Each read replica's state and lag (db/replicas.ts), labelled by its host:port. */
+export function registerReplicaMetrics(app: FastifyInstance, replicas: ReplicaSet): void {
+  const registers = [app.metricsRegistry];
+  new Gauge({
+    name: 'replica_up',
+    help: 'A read replica answers and is within REPLICA_MAX_LAG_MS (1), answers but lags past it (0.5: not read from), or does not answer (0)',
+    labelNames: ['replica'],
+    registers,
+    collect() {
+      for (const r of replicas.statuses()) this.set({ replica: r.name }, r.state === 'ok' ? 1 : r.state === 'lagging' ? 0.5 : 0);
+    },
+  });
+  new Gauge({
+    name: 'replica_lag_ms',
+    help: "How far a read replica's replay is behind the primary's WAL, in ms (-1: not answering)",
+    labelNames: ['replica'],
+    registers,
+    collect() {
+      for (const r of replicas.statuses()) this.set({ replica: r.name }, r.lagMs ?? -1);
+    },
+  });
 }

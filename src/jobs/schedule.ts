@@ -63,8 +63,15 @@ export function startJobs({ config, database, logger, tasks, work }: { config: C
   let stopping = false;
   tasks.run('post previews', () => work.refreshPreviews(() => stopping));
 
-  return async () => {
-    stopping = true;
-    await Promise.all(stops.map((stop) => stop()));
+  return {
+    /** Long passes stop between batches (called as the server starts closing). */
+    halt: () => {
+      stopping = true;
+    },
+    /** No new rounds; resolves once the ones running have ended. */
+    stop: async () => {
+      stopping = true;
+      await Promise.all(stops.map((stop) => stop()));
+    },
   };
 }

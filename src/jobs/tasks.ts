@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { onPrimary } from '../db/read-routing.js';
 
 /**
  * Work started after a response (webhook processing, propagating a pause). Each task is
@@ -12,7 +13,8 @@ export class TaskRunner {
   constructor(private readonly logger: Logger) {}
 
   run(name: string, work: () => Promise<unknown>): void {
-    const task = work()
+    // On the primary even when started by a request whose reads go to a replica.
+    const task = onPrimary(work)
       .catch((err: unknown) => this.logger.error({ err, task: name }, 'background task failed'))
       .finally(() => this.running.delete(task));
     this.running.add(task);

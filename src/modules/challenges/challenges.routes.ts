@@ -91,6 +91,7 @@ export function challengesRoutes(service: ChallengesService): FastifyPluginAsync
     app.get(
       '/challenges/:id/leaderboard',
       {
+        config: { reads: 'replica' },
         schema: {
           tags,
           summary: 'Challenge leaderboard',

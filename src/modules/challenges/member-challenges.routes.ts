@@ -75,6 +75,7 @@ export function memberChallengesRoutes(service: MemberChallengesService): Fastif
     app.get(
       '/challenges/:id/leaderboard',
       {
+        config: { reads: 'replica' },
         schema: {
           tags,
           security: memberSecurity,

@@ -27,6 +27,7 @@ export function membershipsRoutes(directory: DirectoryService, records: RecordSe
     app.get(
       '/members/:id',
       {
+        config: { reads: 'replica' },
         schema: {
           tags,
           summary: 'Get a member',
@@ -42,6 +43,7 @@ export function membershipsRoutes(directory: DirectoryService, records: RecordSe
     app.get(
       '/members/:id/workout-logs',
       {
+        config: { reads: 'replica' },
         schema: {
           tags,
           summary: "List a member's executed workouts",
@@ -57,6 +59,7 @@ export function membershipsRoutes(directory: DirectoryService, records: RecordSe
     app.get(
       '/members',
       {
+        config: { reads: 'replica' },
         schema: {
           tags,
           summary: 'List members',
@@ -75,6 +78,7 @@ export function membershipsRoutes(directory: DirectoryService, records: RecordSe
     app.get(
       '/members/export.csv',
       {
+        config: { reads: 'replica' },
         schema: {
           tags,
           summary: 'Export members as CSV',

@@ -14,6 +14,7 @@ export function metricsRoutes(service: MetricsService): FastifyPluginAsyncTypebo
     app.get(
       '/creator-metrics',
       {
+        config: { reads: 'replica' },
         schema: {
           tags,
           summary: 'Your metrics',
@@ -28,6 +29,7 @@ export function metricsRoutes(service: MetricsService): FastifyPluginAsyncTypebo
     app.get(
       '/creator-metrics/cohorts',
       {
+        config: { reads: 'replica' },
         schema: {
           tags,
           summary: 'Retention cohorts',
@@ -58,6 +60,7 @@ export function metricsRoutes(service: MetricsService): FastifyPluginAsyncTypebo
     app.get(
       '/creator-metrics/:cid',
       {
+        config: { reads: 'replica' },
         schema: {
           tags,
           summary: "A community's metrics",

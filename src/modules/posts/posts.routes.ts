@@ -32,6 +32,7 @@ export function postsRoutes(service: PostsService): FastifyPluginAsyncTypebox {
     app.get(
       '/posts',
       {
+        config: { reads: 'replica' },
         schema: {
           tags,
           summary: 'List posts',
