@@ -116,9 +116,12 @@ describe('graceful shutdown', () => {
   it('lets an in-flight request finish, then refuses new connections and closes the database', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
     const t = await buildTestApp({
       beforeReady: (app) =>
         app.get('/api/v1/__slow', { config: { rateLimit: false } }, async () => {
+          entered();
           await gate;
           return { success: true, data: { finished: true } };
         }),
@@ -127,7 +130,8 @@ describe('graceful shutdown', () => {
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.app.server.address() as { port: number };
     const inFlight = fetch(`http://127.0.0.1:${port}/api/v1/__slow`);
-    await new Promise((r) => setTimeout(r, 100));
+    // In the handler, not merely sent: on a loaded machine 100 ms may not get it there.
+    await inHandler;
     const stop = gracefulShutdown(t.app, async () => {
       dbClosed = true;
       await t.database.close();
