@@ -21,6 +21,21 @@ export const date = (iso: string | null | undefined): string =>
 export const dateTime = (iso: string | null | undefined): string =>
   iso ? new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)) : '—';
 
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' });
+
+/**
+ * A time near now as it reads to a person watching: seconds below a minute ("in 5 sec.",
+ * "12 sec. ago", "now"), minutes below an hour ("in 4 min."), else `dateTime`.
+ */
+export function nearTime(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '—';
+  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  if (Math.abs(seconds) < 60) return relative.format(seconds, 'second');
+  const minutes = Math.round(seconds / 60);
+  if (Math.abs(minutes) < 60) return relative.format(minutes, 'minute');
+  return dateTime(iso);
+}
+
 /** "+12", "−3", "0": a change with its sign, for the figures' change over a window. */
 export function signed(n: number, show: (n: number) => string = count): string {
   if (n === 0) return show(0);

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, verified } from '../events-kit.js';
+import { createEndpoint, startReceiver, verified } from '../events-kit.js';
+import { createCreator, json, type TestCreator } from '../helpers.js';
 import { browserSkipReason } from './browser.js';
 import { axeViolations, horizontalOverflow, waitForScreen } from './dashboard-pages.js';
 import { apiGet, dashboardWorld, signedIn, type DashboardWorld } from './dashboard-world.js';
+
+type Delivery = { id: string; status: string; next_attempt_at: string | null };
 
 /**
  * The Webhooks screens in Chromium, checked against the creator API: an endpoint added
@@ -134,5 +137,86 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard's webhooks in Ch
     expect(await page.getByText('No endpoints yet').count()).toBe(1);
     expect((await apiGet(w, '/api/v1/webhook-endpoints')).data).toEqual([]);
     await context.close();
+  });
+
+  /** A creator of its own with an endpoint whose receiver answers 503 (retry in 10 s) once, then 200, and one delivery tried once. */
+  async function failedOnce(name: string) {
+    const creator = await createCreator(w.t, { name });
+    let answers = 0;
+    const flaky = await startReceiver(() => (answers++ === 0 ? { status: 503, body: 'busy', headers: { 'retry-after': '10' } } : { status: 200, body: 'ok' }));
+    const endpoint = await createEndpoint(w.t, creator, { url: flaky.url });
+    const sent = await w.t.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${endpoint.id}/test`, headers: creator.headers });
+    expect(sent.statusCode, sent.body).toBe(201);
+    await w.t.app.events.drain({ creatorIds: [creator.id] });
+    const delivery = json(sent).data as Delivery;
+    return { creator, endpoint, delivery, flaky };
+  }
+  const deliveryOf = async (creator: TestCreator, endpointId: string, id: string) =>
+    json(await w.t.app.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpointId}/deliveries/${id}`, headers: creator.headers })).data as Delivery;
+
+  it('shows a delivery that failed once as pending with its retry seconds away, and as succeeded once it is retried, without a reload', async () => {
+    const { creator, endpoint, delivery, flaky } = await failedOnce('Coach Rui');
+    expect(await deliveryOf(creator, endpoint.id, delivery.id)).toMatchObject({ status: 'pending' });
+    const { context, page } = await signedIn(w, undefined, creator);
+    await page.goto(`${w.origin}/dashboard/#/webhooks/${endpoint.id}`);
+    await waitForScreen(page);
+    const row = page.getByTestId('delivery-row');
+    expect(await row.getAttribute('data-status')).toBe('pending');
+    expect(await row.getByTestId('delivery-next').textContent()).toMatch(/^in \d+ sec\.$/);
+    expect(await row.textContent()).toMatch(/503 · \d+ sec\. ago/);
+
+    // The delivery's own page is open too, and refreshes its attempts by itself.
+    const detail = await context.newPage();
+    await detail.goto(`${w.origin}/dashboard/#/webhooks/${endpoint.id}/${delivery.id}`);
+    await waitForScreen(detail);
+    expect(await detail.getByTestId('delivery-state').getAttribute('data-status')).toBe('pending');
+    expect(await detail.getByTestId('delivery-next').textContent()).toMatch(/^in \d+ sec\.$/);
+
+    await expect.poll(async () => Date.parse((await deliveryOf(creator, endpoint.id, delivery.id)).next_attempt_at!) <= Date.now(), { timeout: 15_000, interval: 250 }).toBe(true);
+    await w.t.app.events.drain({ creatorIds: [creator.id] });
+    expect(await deliveryOf(creator, endpoint.id, delivery.id)).toMatchObject({ status: 'succeeded' });
+    // Polled every 5 s while pending: both pages turn within that, on the page and filter they were on.
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 8_000, interval: 250 }).toBe('succeeded');
+    expect(await row.getByTestId('delivery-next').textContent()).toBe('—');
+    expect(page.url()).toMatch(new RegExp(`#/webhooks/${endpoint.id}$`));
+    await expect.poll(() => detail.getByTestId('delivery-state').getAttribute('data-status'), { timeout: 8_000, interval: 250 }).toBe('succeeded');
+    expect(await detail.getByTestId('attempt-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-status-code')))).toEqual(['503', '200']);
+    await context.close();
+    await flaky.close();
+  }, 60_000);
+
+  it("stacks a delivery's attempts at 375 px, every one shown without scrolling sideways", async () => {
+    const { creator, endpoint, delivery, flaky } = await failedOnce('Coach Lia');
+    const { context, page } = await signedIn(w, { width: 375, height: 800 }, creator);
+    await page.goto(`${w.origin}/dashboard/#/webhooks/${endpoint.id}/${delivery.id}`);
+    await waitForScreen(page);
+    // A second attempt, sent again on request, so the list holds more than one.
+    await page.getByTestId('send-again').click();
+    await page.getByText(/Queued: it is sent again/).waitFor();
+    await w.t.app.events.drain({ creatorIds: [creator.id] });
+    await expect.poll(() => page.getByTestId('attempt-row').count(), { timeout: 8_000, interval: 250 }).toBe(2);
+
+    const card = page.getByRole('region', { name: 'Attempts', exact: true });
+    const { scrollWidth, clientWidth } = await card.evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));
+    expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+    const wrap = card.getByRole('region', { name: 'Attempts, oldest first' });
+    expect(await wrap.evaluate((el) => el.scrollWidth - el.clientWidth)).toBe(0);
+    // Every field of every attempt lies inside the card, labelled by its column's name.
+    const box = (await card.boundingBox())!;
+    for (const cell of await page.getByTestId('attempt-row').locator('th, td').all()) {
+      const b = (await cell.boundingBox())!;
+      expect(b.x).toBeGreaterThanOrEqual(box.x);
+      expect(b.x + b.width).toBeLessThanOrEqual(box.x + box.width);
+    }
+    const labels = await page
+      .getByTestId('attempt-row')
+      .first()
+      .locator('th, td')
+      .evaluateAll((cells) => cells.map((c) => getComputedStyle(c, '::before').content));
+    expect(labels).toEqual(['"When"', '"Status"', '"Time taken"', '"Answer (first KB)"', '"Error"']);
+    expect(await horizontalOverflow(page)).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+    await flaky.close();
   });
 });

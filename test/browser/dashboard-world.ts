@@ -73,19 +73,19 @@ export async function dashboardWorld(): Promise<DashboardWorld> {
   };
 }
 
-/** A new sign-in link of the creator's, minted with its API key (DESIGN §8). */
-export async function signInLink(w: DashboardWorld): Promise<string> {
-  const res = await w.t.app.inject({ method: 'POST', url: '/api/v1/dashboard/login-links', headers: w.creator.headers });
+/** A new sign-in link of the creator's (the world's unless told), minted with its API key (DESIGN §8). */
+export async function signInLink(w: DashboardWorld, creator: TestCreator = w.creator): Promise<string> {
+  const res = await w.t.app.inject({ method: 'POST', url: '/api/v1/dashboard/login-links', headers: creator.headers });
   expect(res.statusCode, res.body).toBe(201);
   return json(res).data.url as string;
 }
 
-/** A browser context signed in through a link, with a page on the overview. */
-export async function signedIn(w: DashboardWorld, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+/** A browser context signed in through a link (as the world's creator unless told), with a page on the overview. */
+export async function signedIn(w: DashboardWorld, viewport = { width: 1280, height: 900 }, creator: TestCreator = w.creator): Promise<{ context: BrowserContext; page: Page }> {
   const context = await w.browser.newContext({ viewport });
   const page = await context.newPage();
   // Links name PUBLIC_URL (the test config's); this server listens on a port of its own.
-  const link = new URL(await signInLink(w));
+  const link = new URL(await signInLink(w, creator));
   await page.goto(`${w.origin}${link.pathname}${link.search}`);
   return { context, page };
 }

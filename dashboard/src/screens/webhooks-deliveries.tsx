@@ -1,22 +1,23 @@
 import { api, ok } from '../api/client.js';
-import { dateTime } from '../format.js';
 import { href, navigate, type Route } from '../router.js';
 import { Show, useLoad } from '../ui/load.js';
-import { Card, Empty, Pager, Table } from '../ui/parts.js';
-import { DELIVERY_STATUS, DELIVERY_STATUSES, DeliveryBadge, isDeliveryStatus, type DeliveryStatus } from './webhooks-labels.js';
+import { Card, Empty, Pager, Table, When } from '../ui/parts.js';
+import { DELIVERY_STATUS, DELIVERY_STATUSES, DeliveryBadge, isDeliveryStatus, refreshMsFor, type DeliveryStatus } from './webhooks-labels.js';
 
 /**
  * An endpoint's delivery log, newest first as the API lists it (kept 30 days), filtered by
  * state from the hash (#/webhooks/ID?status=dead&page=2). `version` changes after an action
- * that queues a delivery, to list it.
+ * that queues a delivery, to list it. The log refreshes itself while the page is shown: every
+ * 5 s while a delivery on it is pending (a retry is due within seconds), else every 30 s.
  */
 export function Deliveries({ endpointId, route, version }: { endpointId: string; route: Route; version: number }) {
   const raw = route.query.get('status');
   const status = isDeliveryStatus(raw) ? raw : undefined;
   const page = Math.max(1, Number(route.query.get('page')) || 1);
   const list = useLoad(
-    async () => ok(await api.GET('/api/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpointId }, query: { page, limit: 20, status } } })),
+    async (signal) => ok(await api.GET('/api/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpointId }, query: { page, limit: 20, status } }, signal })),
     [endpointId, page, status, version],
+    { refreshMs: ({ data }) => refreshMsFor(data) },
   );
   const go = (query: { status?: DeliveryStatus; page?: number }) => navigate(`webhooks/${endpointId}`, query);
 
@@ -45,14 +46,24 @@ export function Deliveries({ endpointId, route, version }: { endpointId: string;
                   <tr data-testid="delivery-row" data-delivery-id={d.id} data-status={d.status} key={d.id}>
                     <th scope="row">
                       <a href={href(`webhooks/${endpointId}/${d.id}`)}>{d.event_type}</a>
-                      <span class="hint">{dateTime(d.created_at)}</span>
+                      <span class="hint">
+                        <When iso={d.created_at} />
+                      </span>
                     </th>
                     <td>
                       <DeliveryBadge status={d.status} />
                     </td>
                     <td class="num">{d.attempts}</td>
-                    <td>{d.last_attempt_at ? `${d.last_status_code ?? 'No answer'} · ${dateTime(d.last_attempt_at)}` : 'Not tried yet'}</td>
-                    <td>{d.status === 'pending' && d.next_attempt_at ? dateTime(d.next_attempt_at) : '—'}</td>
+                    <td>
+                      {d.last_attempt_at ? (
+                        <>
+                          {d.last_status_code ?? 'No answer'} · <When iso={d.last_attempt_at} />
+                        </>
+                      ) : (
+                        'Not tried yet'
+                      )}
+                    </td>
+                    <td data-testid="delivery-next">{d.status === 'pending' && d.next_attempt_at ? <When iso={d.next_attempt_at} notBefore /> : '—'}</td>
                   </tr>
                 ))}
               </Table>

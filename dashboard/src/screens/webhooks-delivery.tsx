@@ -1,22 +1,25 @@
 import { useState } from 'preact/hooks';
 import { api, messageOf, ok } from '../api/client.js';
 import type { DataOf } from '../api/types.js';
-import { count, dateTime } from '../format.js';
+import { count } from '../format.js';
 import { href } from '../router.js';
 import { Show, useLoad } from '../ui/load.js';
-import { Card, Empty, ErrorMessage, Table } from '../ui/parts.js';
-import { DeliveryBadge } from './webhooks-labels.js';
+import { Card, Empty, ErrorMessage, When } from '../ui/parts.js';
+import { DeliveryBadge, refreshMsFor } from './webhooks-labels.js';
 
 type Detail = DataOf<'/api/v1/webhook-endpoints/{id}/deliveries/{delivery_id}', 'get'>;
 
 /**
  * One delivery: the body every attempt sends, and each attempt (when, the HTTP status or why
  * none came, how long it took, the answer's first KB). "Send again" queues it now, whatever
- * its state; it keeps its webhook-id, so a receiver that dedupes sees a replay.
+ * its state; it keeps its webhook-id, so a receiver that dedupes sees a replay. It refreshes
+ * itself as the delivery log does (every 5 s while pending), so a retry shows as it happens.
  */
 export function WebhookDelivery({ endpointId, deliveryId }: { endpointId: string; deliveryId: string }) {
   const path = { params: { path: { id: endpointId, delivery_id: deliveryId } } };
-  const delivery = useLoad(async () => ok(await api.GET('/api/v1/webhook-endpoints/{id}/deliveries/{delivery_id}', path)).data, [endpointId, deliveryId]);
+  const delivery = useLoad(async (signal) => ok(await api.GET('/api/v1/webhook-endpoints/{id}/deliveries/{delivery_id}', { ...path, signal })).data, [endpointId, deliveryId], {
+    refreshMs: (d) => refreshMsFor([d]),
+  });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [notice, setNotice] = useState<string>();
@@ -64,13 +67,17 @@ export function WebhookDelivery({ endpointId, deliveryId }: { endpointId: string
                   <code>{d.event_id}</code>
                 </dd>
                 <dt>Created</dt>
-                <dd>{dateTime(d.created_at)}</dd>
+                <dd>
+                  <When iso={d.created_at} />
+                </dd>
                 <dt>Attempts</dt>
                 <dd>{count(d.attempts)}</dd>
                 {d.status === 'pending' && d.next_attempt_at ? (
                   <>
                     <dt>Next attempt</dt>
-                    <dd>{dateTime(d.next_attempt_at)}</dd>
+                    <dd data-testid="delivery-next">
+                      <When iso={d.next_attempt_at} notBefore />
+                    </dd>
                   </>
                 ) : null}
               </dl>
@@ -90,19 +97,43 @@ export function WebhookDelivery({ endpointId, deliveryId }: { endpointId: string
   );
 }
 
+/**
+ * A table on a wide screen; below 480 px (webhooks.css) each attempt stacks into a block of
+ * labelled fields, so a phone shows every field without scrolling sideways.
+ */
 function Attempts({ attempts }: { attempts: Detail['attempts_log'] }) {
   if (attempts.length === 0) return <Empty>Not tried yet.</Empty>;
   return (
-    <Table caption="Attempts, oldest first" head={['When', 'Status', 'Time taken', 'Answer (first KB)', 'Error']}>
-      {attempts.map((a) => (
-        <tr data-testid="attempt-row" data-status-code={a.status_code ?? ''}>
-          <th scope="row">{dateTime(a.attempted_at)}</th>
-          <td>{a.status_code ?? 'No answer'}</td>
-          <td class="num">{count(a.latency_ms)} ms</td>
-          <td class="answer">{a.response_body ? <code>{a.response_body}</code> : '—'}</td>
-          <td>{a.error ?? '—'}</td>
-        </tr>
-      ))}
-    </Table>
+    <div class="table-wrap" role="region" aria-label="Attempts, oldest first" tabIndex={0}>
+      <table class="attempts">
+        <caption class="sr-only">Attempts, oldest first</caption>
+        <thead>
+          <tr>
+            {HEAD.map((h) => (
+              <th scope="col">{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((a) => (
+            <tr data-testid="attempt-row" data-status-code={a.status_code ?? ''}>
+              <th scope="row" data-label={HEAD[0]}>
+                <When iso={a.attempted_at} />
+              </th>
+              <td data-label={HEAD[1]}>{a.status_code ?? 'No answer'}</td>
+              <td data-label={HEAD[2]} class="num">
+                {count(a.latency_ms)} ms
+              </td>
+              <td data-label={HEAD[3]} class="answer">
+                {a.response_body ? <code>{a.response_body}</code> : '—'}
+              </td>
+              <td data-label={HEAD[4]}>{a.error ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
+
+const HEAD = ['When', 'Status', 'Time taken', 'Answer (first KB)', 'Error'];

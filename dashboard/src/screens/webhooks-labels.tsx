@@ -15,6 +15,9 @@ export const DELIVERY_STATUS: Record<DeliveryStatus, { label: string; tone: 'neu
 export const DELIVERY_STATUSES = Object.keys(DELIVERY_STATUS) as DeliveryStatus[];
 export const isDeliveryStatus = (s: string | null): s is DeliveryStatus => s !== null && s in DELIVERY_STATUS;
 
+/** How often a delivery log or a delivery refreshes itself: soon while a retry is due, else now and then. */
+export const refreshMsFor = (shown: Array<{ status: DeliveryStatus }>): number => (shown.some((d) => d.status === 'pending') ? 5_000 : 30_000);
+
 export const DeliveryBadge = ({ status }: { status: DeliveryStatus }) => <Badge tone={DELIVERY_STATUS[status].tone}>{DELIVERY_STATUS[status].label}</Badge>;
 
 /** Why an endpoint is off, in words: who or what turned it off. */

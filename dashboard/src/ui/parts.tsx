@@ -1,5 +1,5 @@
 import type { ComponentChildren, TargetedEvent } from 'preact';
-import { count } from '../format.js';
+import { count, dateTime, nearTime } from '../format.js';
 
 export function ErrorMessage({ message }: { message: string }) {
   return (
@@ -91,6 +91,21 @@ export function Table({ caption, head, children }: { caption: string; head: stri
         <tbody>{children}</tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * A time as `nearTime` reads it ("in 5 sec.", "12 min. ago", else the date and time), the
+ * exact one on hover. `notBefore` shows a time already past as "now" (a retry that is due).
+ */
+export function When({ iso, notBefore }: { iso: string | null | undefined; notBefore?: boolean }) {
+  if (!iso) return <>—</>;
+  const now = Date.now();
+  const shown = notBefore && Date.parse(iso) < now ? new Date(now).toISOString() : iso;
+  return (
+    <time dateTime={iso} title={dateTime(iso)}>
+      {nearTime(shown, now)}
+    </time>
   );
 }
 
