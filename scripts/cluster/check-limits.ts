@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { spawnSync } from 'node:child_process';
 import { inParallel } from '../../test/crash/load.js';
 import { sleep } from '../../test/crash/server.js';
 import type { CheckResult, ProofContext } from './proof.js';
@@ -43,23 +43,18 @@ async function burst(ctx: ProofContext, authorization: string, n: number): Promi
   return out;
 }
 
-/** Waits until every API node has reconnected to the restarted Redis (ioredis retries on its own). */
-async function waitRedisClients(url: string, want: number, timeoutMs: number): Promise<number> {
+/**
+ * Waits until every API node holds a connection to the restarted Redis (ioredis reconnects on
+ * its own, with backoff), asking the kernel whose the connections are (ss -p); until then a
+ * node still fails open, and its requests would count as a second budget.
+ */
+async function waitRedisClients(port: number, pids: number[], timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
-    let clients = 0;
-    try {
-      await redis.connect();
-      const list = (await redis.client('LIST')) as string;
-      clients = list.split('\n').filter((l) => l.trim() !== '').length - 1; // not this connection
-    } catch {
-      // not up yet
-    } finally {
-      redis.disconnect();
-    }
-    if (clients >= want || Date.now() > deadline) return clients;
-    await sleep(200);
+    const out = spawnSync('ss', ['-Htnp', 'dst', `127.0.0.1:${port}`], { encoding: 'utf8' }).stdout ?? '';
+    const connected = pids.filter((pid) => out.includes(`pid=${pid},`)).length;
+    if (connected === pids.length || Date.now() > deadline) return connected;
+    await sleep(100);
   }
 }
 
@@ -82,7 +77,9 @@ export async function checkRateLimits(ctx: ProofContext): Promise<CheckResult> {
   if (down.ok !== n) violations.push(`Redis down: ${down.ok} × 200 of ${n} (fail open serves all), ${down.limited} × 429, ${down.other.length} other: ${down.other.slice(0, 3).join('; ')}`);
 
   await redis.start();
-  const clients = await waitRedisClients(env.redisUrl, nodes.length, 15_000);
+  const clients = await waitRedisClients(redis.port, nodes.map((node) => node.pid!), 15_000);
+  // Connected is not yet ready (ioredis sends its first commands): a moment more.
+  await sleep(500);
   if (clients < nodes.length) violations.push(`only ${clients} of ${nodes.length} API nodes reconnected to Redis within 15 s`);
   const again = await burst(ctx, after, n);
   if (!oneBudget(again)) violations.push(`Redis back: ${again.ok} × 200 of ${n} (budget ${budget}), ${again.other.length} other`);

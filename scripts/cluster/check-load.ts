@@ -1,6 +1,7 @@
 import { isFinal, runLoad, send, settle, settled, Workload, type Op } from '../../test/crash/load.js';
 import { sleep } from '../../test/crash/server.js';
 import { answerViolations, effectViolations, finalityViolations, readEffects, replayViolations } from '../../test/crash/verify.js';
+import { haproxyStats } from './infra.js';
 import type { CheckResult, ProofContext } from './proof.js';
 import { BACK_SQUAT_ID, BENCH_PRESS_ID, call } from './setup.js';
 
@@ -61,6 +62,7 @@ export async function checkLoadThroughKill(ctx: ProofContext): Promise<CheckResu
   });
   const ops: Op[] = [];
   const reads: Read[] = [];
+  const statsBefore = await haproxyStats(ctx.cluster.env.root);
   let stop = false;
   const loading = runLoad({ baseUrl: lb, workload, round: 1, roundLabel: 'node SIGKILL', concurrency: CLIENTS, stop: () => stop, ops });
   const reading = Promise.all([
@@ -83,6 +85,8 @@ export async function checkLoadThroughKill(ctx: ProofContext): Promise<CheckResu
   const sample = [...answered.filter((op) => op.route !== 'workout_log'), ...answered.filter((op) => op.route === 'workout_log').slice(0, 100)];
   await settle(lb, sample, 'resend', { deadlineMs: SETTLE_DEADLINE_MS, concurrency: CLIENTS, alwaysOnce: true });
 
+  const statsAfter = await haproxyStats(ctx.cluster.env.root);
+  const delta = (k: string) => (statsAfter[k] ?? 0) - (statsBefore[k] ?? 0);
   const effects = await readEffects({
     db: ctx.db,
     stripe: ctx.data.stripe,
@@ -116,7 +120,7 @@ export async function checkLoadThroughKill(ctx: ProofContext): Promise<CheckResu
     ok: violations.length === 0,
     detail:
       `${ops.length} keyed writes (log ${by('workout_log')}, community ${by('community')}, refund ${by('refund')}, payout ${by('payout')}), api1 SIGKILLed after ${killedAt} and restarted; ` +
-      `${retried} keys retried by the client, recovery in ${recovery.passes} pass(es), ${sample.length} answered keys re-sent; ` +
+      `HAProxy retried ${delta('wretr')} and redispatched ${delta('wredis')} to the other node; ${retried} keys retried by the client, recovery in ${recovery.passes} pass(es), ${sample.length} answered keys re-sent; ` +
       `${reads.length} reads (${readsOk} 2xx, members list + CSV export); ${status503} × 503 with Retry-After; ` +
       `${seen.length} other 5xx/connection errors surfaced; ${lost.length} lost or doubled effects; ${violations.length} violations`,
     violations,

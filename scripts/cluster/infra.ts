@@ -111,7 +111,7 @@ export function startPrimary(root: string, port: number): PgServer {
 /** A streaming replica: pg_basebackup -R writes standby.signal and primary_conninfo. */
 export function startReplica(root: string, primary: PgServer, port: number): PgServer {
   const dataDir = path.join(root, 'pg', 'replica');
-  pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream', '--no-sync']);
+  pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']);
   const replica = pgServer(dataDir, port);
   cleanups.push(() => replica.stop('immediate'));
   replica.start();
@@ -182,10 +182,12 @@ export function ensureHaproxy(): void {
  * can safely run twice: GET/HEAD, and POSTs with an Idempotency-Key (the server runs a key's
  * effect once, README Idempotency). A 503 HAProxy makes itself (no node up) gets Retry-After.
  */
-export function haproxyConfig(port: number, nodePorts: number[]): string {
+export function haproxyConfig(port: number, nodePorts: number[], statsSocket: string): string {
   return [
     'global',
     '  maxconn 4096',
+    // What the proof reads back: how many requests HAProxy retried and sent to another node.
+    `  stats socket ${statsSocket} mode 600 level user`,
     'defaults',
     '  mode http',
     '  timeout connect 2s',
@@ -215,11 +217,33 @@ export function haproxyConfig(port: number, nodePorts: number[]): string {
 
 export async function startHaproxy(root: string, port: number, nodePorts: number[]): Promise<void> {
   const cfg = path.join(root, 'haproxy.cfg');
-  fs.writeFileSync(cfg, haproxyConfig(port, nodePorts));
+  fs.writeFileSync(cfg, haproxyConfig(port, nodePorts, path.join(root, 'haproxy.sock')));
   const check = spawnSync('haproxy', ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`haproxy config rejected:\n${check.stdout}${check.stderr}`);
   const logFile = path.join(root, 'haproxy.log');
   const log = fs.openSync(logFile, 'a');
   const child = own(spawn('haproxy', ['-db', '-f', cfg], { stdio: ['ignore', log, log] }));
   await waitPort(port, 'haproxy', child, logFile);
+}
+
+/** The backend's counters from HAProxy's stats socket (`show stat`): retries, redispatches, 5xx it answered itself. */
+export async function haproxyStats(root: string): Promise<Record<string, number>> {
+  const csv = await new Promise<string>((resolve, reject) => {
+    const sock = net.createConnection(path.join(root, 'haproxy.sock'));
+    let out = '';
+    sock.setEncoding('utf8');
+    sock.on('data', (d: string) => (out += d));
+    sock.on('end', () => resolve(out));
+    sock.on('error', reject);
+    sock.write('show stat\n');
+  });
+  const [header, ...lines] = csv.trim().split('\n');
+  const names = header!.replace(/^# /, '').split(',');
+  const backend = lines.map((l) => l.split(',')).find((f) => f[0] === 'nodes' && f[1] === 'BACKEND') ?? [];
+  const out: Record<string, number> = {};
+  names.forEach((n, i) => {
+    const v = Number(backend[i]);
+    if (n && Number.isFinite(v)) out[n] = v;
+  });
+  return out;
 }

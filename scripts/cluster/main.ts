@@ -44,7 +44,11 @@ async function startCluster(nodeCount: number, proof: boolean): Promise<Cluster>
   const [pgPort, replicaPort, redisPort, lbPort, simPort, workerPort, sparePort, ...nodePorts] = await choosePorts([
     5441, 5442, 6391, 8440, 8450, 8451, 8452, ...Array.from({ length: nodeCount }, (_, i) => 8441 + i),
   ]);
-  const step = (what: string) => process.stdout.write(`  ${what} …\n`);
+  let last = Date.now();
+  const step = (what: string) => {
+    process.stdout.write(`  (${((Date.now() - last) / 1000).toFixed(1)} s) ${what} …\n`);
+    last = Date.now();
+  };
 
   step(`building dist/server.mjs`);
   if (spawnSync('npm', ['run', '--silent', 'build:server'], { cwd: repoRoot, stdio: 'inherit' }).status !== 0) throw new Error('npm run build:server failed');
@@ -86,6 +90,7 @@ async function startCluster(nodeCount: number, proof: boolean): Promise<Cluster>
   await Promise.all([...nodes.slice(1), worker].map((n) => n.waitReady()));
   step(`HAProxy on ${lbPort}`);
   await startHaproxy(root, lbPort!, nodePorts);
+  step('up');
   return { env, primary, replica, redis, simulator, nodes, worker, sparePort: sparePort!, lbUrl: `http://127.0.0.1:${lbPort}` };
 }
 

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 
 /**
@@ -9,6 +10,8 @@ export interface Delivery {
   webhookId: string;
   type: string;
   logId: string | undefined;
+  /** The sending connection's port on 127.0.0.1: whose it is tells which worker sent it. */
+  fromPort: number;
 }
 
 export async function startReceiver() {
@@ -19,11 +22,22 @@ export async function startReceiver() {
     req.on('end', () => {
       try {
         const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { log_id?: string } };
-        received.push({ webhookId: String(req.headers['webhook-id']), type: payload.type, logId: payload.data.log_id });
+        received.push({ webhookId: String(req.headers['webhook-id']), type: payload.type, logId: payload.data.log_id, fromPort: req.socket.remotePort ?? 0 });
       } catch {
         // not a delivery
       }
       res.writeHead(200).end('ok');
+    });
+  });
+  // Which process holds the other end of each connection (ss -p), asked once per connection:
+  // the proof's evidence that both workers sent, not only one of them.
+  const pidOfPort = new Map<number, number>();
+  server.on('connection', (socket) => {
+    const port = socket.remotePort;
+    if (!port) return;
+    execFile('ss', ['-Htnp', 'src', `127.0.0.1:${port}`], (err, stdout) => {
+      const pid = err ? undefined : /pid=(\d+)/.exec(stdout)?.[1];
+      if (pid) pidOfPort.set(port, Number(pid));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -35,6 +49,15 @@ export async function startReceiver() {
     counts(): Map<string, number> {
       const m = new Map<string, number>();
       for (const d of received) m.set(d.webhookId, (m.get(d.webhookId) ?? 0) + 1);
+      return m;
+    },
+    /** Deliveries per sending process id (0: not known). */
+    bySender(): Map<number, number> {
+      const m = new Map<number, number>();
+      for (const d of received) {
+        const pid = pidOfPort.get(d.fromPort) ?? 0;
+        m.set(pid, (m.get(pid) ?? 0) + 1);
+      }
       return m;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
