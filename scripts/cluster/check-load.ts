@@ -1,7 +1,7 @@
 import { isFinal, runLoad, send, settle, settled, Workload, type Op } from '../../test/crash/load.js';
 import { sleep } from '../../test/crash/server.js';
 import { answerViolations, effectViolations, finalityViolations, readEffects, replayViolations } from '../../test/crash/verify.js';
-import { haproxyStats } from './infra.js';
+import { haproxyStats, waitServersUp } from './infra.js';
 import type { CheckResult, ProofContext } from './proof.js';
 import { BACK_SQUAT_ID, BENCH_PRESS_ID, call } from './setup.js';
 
@@ -75,8 +75,9 @@ export async function checkLoadThroughKill(ctx: ProofContext): Promise<CheckResu
   await sleep(2000);
   victim.start();
   await victim.waitReady();
-  // HAProxy takes it back after 2 good health checks; some load on both again.
-  await sleep(2000);
+  // HAProxy takes it back after 2 good health checks; then some load on both again.
+  await waitServersUp(ctx.cluster.env.root, ctx.cluster.nodes.length);
+  await sleep(1000);
   stop = true;
   await Promise.all([loading, reading]);
   const recovery = await settle(lb, ops, 'recovery', { deadlineMs: SETTLE_DEADLINE_MS, concurrency: CLIENTS });

@@ -215,19 +215,33 @@ export function haproxyConfig(port: number, nodePorts: number[], statsSocket: st
   ].join('\n');
 }
 
-export async function startHaproxy(root: string, port: number, nodePorts: number[]): Promise<void> {
+/**
+ * Starts HAProxy before the nodes (it marks them up as their /ready answers), so the port
+ * the nodes and the simulator are told is one it holds; when another process took the chosen
+ * port meanwhile, it tries free ones. Returns the port it listens on.
+ */
+export async function startHaproxy(root: string, preferredPort: number, nodePorts: number[]): Promise<number> {
   const cfg = path.join(root, 'haproxy.cfg');
-  fs.writeFileSync(cfg, haproxyConfig(port, nodePorts, path.join(root, 'haproxy.sock')));
-  const check = spawnSync('haproxy', ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
-  if (check.status !== 0) throw new Error(`haproxy config rejected:\n${check.stdout}${check.stderr}`);
   const logFile = path.join(root, 'haproxy.log');
-  const log = fs.openSync(logFile, 'a');
-  const child = own(spawn('haproxy', ['-db', '-f', cfg], { stdio: ['ignore', log, log] }));
-  await waitPort(port, 'haproxy', child, logFile);
+  let port = preferredPort;
+  for (let attempt = 1; ; attempt++) {
+    fs.writeFileSync(cfg, haproxyConfig(port, nodePorts, path.join(root, 'haproxy.sock')));
+    const check = spawnSync('haproxy', ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
+    if (check.status !== 0) throw new Error(`haproxy config rejected:\n${check.stdout}${check.stderr}`);
+    const log = fs.openSync(logFile, 'a');
+    const child = own(spawn('haproxy', ['-db', '-f', cfg], { stdio: ['ignore', log, log] }));
+    try {
+      await waitPort(port, 'haproxy', child, logFile);
+      return port;
+    } catch (err) {
+      if (attempt >= 3 || !/Address already in use/.test(String(err))) throw err;
+      port = (await freePorts(1))[0]!;
+    }
+  }
 }
 
-/** The backend's counters from HAProxy's stats socket (`show stat`): retries, redispatches, 5xx it answered itself. */
-export async function haproxyStats(root: string): Promise<Record<string, number>> {
+/** HAProxy's `show stat` (stats socket), one record per proxy/server row, CSV fields by name. */
+async function showStat(root: string): Promise<Array<Record<string, string>>> {
   const csv = await new Promise<string>((resolve, reject) => {
     const sock = net.createConnection(path.join(root, 'haproxy.sock'));
     let out = '';
@@ -239,11 +253,22 @@ export async function haproxyStats(root: string): Promise<Record<string, number>
   });
   const [header, ...lines] = csv.trim().split('\n');
   const names = header!.replace(/^# /, '').split(',');
-  const backend = lines.map((l) => l.split(',')).find((f) => f[0] === 'nodes' && f[1] === 'BACKEND') ?? [];
-  const out: Record<string, number> = {};
-  names.forEach((n, i) => {
-    const v = Number(backend[i]);
-    if (n && Number.isFinite(v)) out[n] = v;
-  });
-  return out;
+  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [names[i] ?? String(i), v])));
+}
+
+/** The backend's counters: wretr (retries), wredis (redispatches), hrsp_5xx, … */
+export async function haproxyStats(root: string): Promise<Record<string, number>> {
+  const backend = (await showStat(root)).find((r) => r.pxname === 'nodes' && r.svname === 'BACKEND') ?? {};
+  return Object.fromEntries(Object.entries(backend).flatMap(([k, v]) => (v !== '' && Number.isFinite(Number(v)) ? [[k, Number(v)]] : [])));
+}
+
+/** Waits until HAProxy's health checks have marked `n` API nodes UP. */
+export async function waitServersUp(root: string, n: number, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const up = (await showStat(root)).filter((r) => r.pxname === 'nodes' && r.svname !== 'BACKEND' && r.status === 'UP').length;
+    if (up >= n) return;
+    if (Date.now() > deadline) throw new Error(`HAProxy marked ${up} of ${n} API nodes up within ${timeoutMs} ms`);
+    await sleep(100);
+  }
 }

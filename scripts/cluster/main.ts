@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerProcess } from '../../test/crash/server.js';
-import { choosePorts, cleanups, ensureHaproxy, redisServer, runCleanups, startHaproxy, startPrimary, startReplica, type PgServer, type RedisServer } from './infra.js';
+import { choosePorts, cleanups, ensureHaproxy, redisServer, runCleanups, startHaproxy, startPrimary, startReplica, waitServersUp, type PgServer, type RedisServer } from './infra.js';
 import { apiNode, newClusterSecrets, simulatorProcess, workerNode, type ClusterEnv } from './nodes.js';
 
 /**
@@ -41,7 +41,7 @@ async function startCluster(nodeCount: number, proof: boolean): Promise<Cluster>
   // The postgres user reads its directories under here (we may be root).
   fs.chmodSync(root, 0o755);
   cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
-  const [pgPort, replicaPort, redisPort, lbPort, simPort, workerPort, sparePort, ...nodePorts] = await choosePorts([
+  const [pgPort, replicaPort, redisPort, preferredLbPort, simPort, workerPort, sparePort, ...nodePorts] = await choosePorts([
     5441, 5442, 6391, 8440, 8450, 8451, 8452, ...Array.from({ length: nodeCount }, (_, i) => 8441 + i),
   ]);
   let last = Date.now();
@@ -59,6 +59,8 @@ async function startCluster(nodeCount: number, proof: boolean): Promise<Cluster>
   step(`redis-server on ${redisPort}`);
   const redis = redisServer(root, redisPort!);
   await redis.start();
+  step(`HAProxy`);
+  const lbPort = await startHaproxy(root, preferredLbPort!, nodePorts);
 
   const secrets = newClusterSecrets();
   const env: ClusterEnv = {
@@ -68,7 +70,7 @@ async function startCluster(nodeCount: number, proof: boolean): Promise<Cluster>
     replicaUrl: replica.url('tribes'),
     redisUrl: redis.url,
     simPort: simPort!,
-    lbPort: lbPort!,
+    lbPort,
     ...secrets,
     // The proof's rate-limit check spends budgets of fresh creators; the window is short so
     // that the load check's creator, on the same budget, never reaches it (README rate limits).
@@ -88,9 +90,8 @@ async function startCluster(nodeCount: number, proof: boolean): Promise<Cluster>
   const worker = workerNode(env, 'worker1', workerPort!);
   for (const n of [...nodes.slice(1), worker]) n.start();
   await Promise.all([...nodes.slice(1), worker].map((n) => n.waitReady()));
-  step(`HAProxy on ${lbPort}`);
-  await startHaproxy(root, lbPort!, nodePorts);
-  step('up');
+  await waitServersUp(root, nodes.length);
+  step(`up (HAProxy on ${lbPort})`);
   return { env, primary, replica, redis, simulator, nodes, worker, sparePort: sparePort!, lbUrl: `http://127.0.0.1:${lbPort}` };
 }
 
