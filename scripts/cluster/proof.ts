@@ -29,7 +29,7 @@ export interface ProofContext {
   db: pg.Client;
 }
 
-const MEMBERS = 10;
+const MEMBERS = 12;
 
 function print(r: CheckResult): void {
   console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}: ${r.detail}`);
