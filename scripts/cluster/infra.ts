@@ -186,8 +186,9 @@ export function haproxyConfig(port: number, nodePorts: number[], statsSocket: st
   return [
     'global',
     '  maxconn 4096',
-    // What the proof reads back: how many requests HAProxy retried and sent to another node.
-    `  stats socket ${statsSocket} mode 600 level user`,
+    // What the proof reads back (how many requests HAProxy retried and sent to another node);
+    // the bench disables and enables servers through it.
+    `  stats socket ${statsSocket} mode 600 level admin`,
     'defaults',
     '  mode http',
     '  timeout connect 2s',

@@ -8,11 +8,12 @@ import { choosePorts, cleanups, ensureHaproxy, redisServer, runCleanups, startHa
 import { apiNode, newClusterSecrets, simulatorProcess, workerNode, type ClusterEnv } from './nodes.js';
 
 /**
- * `npm run cluster [-- --nodes N] [-- --proof]`: Tribes as several nodes on one machine
+ * `npm run cluster [-- --nodes N] [-- --proof | --bench]`: Tribes as several nodes on one machine
  * (docs/cluster.md). A PostgreSQL primary and streaming replica, redis-server, the processor
  * simulator, N API nodes (JOBS=false), one worker and HAProxy in front, all private to this
  * run and removed at exit. Without --proof it runs until Ctrl-C; with it, proof.ts's checks run
- * through the balancer and the exit code says whether all of them held.
+ * through the balancer and the exit code says whether all of them held; --bench measures
+ * throughput through it with 1, 2 and 3 API nodes (bench.ts).
  */
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -35,7 +36,9 @@ function argValue(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-async function startCluster(nodeCount: number, proof: boolean): Promise<Cluster> {
+type Mode = 'try' | 'proof' | 'bench';
+
+async function startCluster(nodeCount: number, mode: Mode): Promise<Cluster> {
   ensureHaproxy();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tribes-cluster-'));
   // The postgres user reads its directories under here (we may be root).
@@ -74,8 +77,9 @@ async function startCluster(nodeCount: number, proof: boolean): Promise<Cluster>
     ...secrets,
     // The proof's rate-limit check spends budgets of fresh creators; the window is short so
     // that the load check's creator, on the same budget, never reaches it (README rate limits).
-    rateLimitMax: proof ? 1000 : 600,
-    rateLimitWindowMs: proof ? 15_000 : 60_000,
+    // The bench measures throughput, not the limiter: out of its way.
+    rateLimitMax: mode === 'proof' ? 1000 : mode === 'bench' ? 10_000_000 : 600,
+    rateLimitWindowMs: mode === 'proof' ? 15_000 : 60_000,
   };
   step(`processor simulator on ${simPort}`);
   const simulator = simulatorProcess(env);
@@ -117,12 +121,19 @@ function printTable(c: Cluster): void {
 
 async function main(): Promise<void> {
   const proof = process.argv.includes('--proof');
-  const nodeCount = Number(argValue('--nodes') ?? 2);
+  const bench = process.argv.includes('--bench');
+  const nodeCount = Number(argValue('--nodes') ?? (bench ? 3 : 2));
   if (!Number.isInteger(nodeCount) || nodeCount < (proof ? 2 : 1) || nodeCount > 8) throw new Error(`--nodes takes 1..8 (the proof needs 2 or more), got ${argValue('--nodes')}`);
   const started = Date.now();
   console.log(`Starting a Tribes cluster (${nodeCount} API nodes)${proof ? ' for the proof' : ''}:`);
-  const cluster = await startCluster(nodeCount, proof);
+  const cluster = await startCluster(nodeCount, proof ? 'proof' : bench ? 'bench' : 'try');
   printTable(cluster);
+  if (bench) {
+    const { runBench } = await import('./bench.js');
+    await runBench(cluster);
+    process.exitCode = 0;
+    return;
+  }
   if (!proof) {
     console.log('Ctrl-C stops everything and removes the temp directory.');
     await new Promise<void>(() => {});
@@ -149,5 +160,5 @@ main()
   })
   .finally(() => {
     // Open sockets (ioredis, pg pools) would keep the proof alive; exit runs the cleanups.
-    if (process.argv.includes('--proof') || process.exitCode) process.exit(process.exitCode ?? 0);
+    if (process.argv.includes('--proof') || process.argv.includes('--bench') || process.exitCode) process.exit(process.exitCode ?? 0);
   });
