@@ -6,12 +6,12 @@ import { cpuCounter } from '../../bench/cpu.js';
 import { sleep } from '../../test/crash/server.js';
 import type { Cluster } from './main.js';
 import { startReceiver } from './receiver.js';
-import { BACK_SQUAT_ID, BENCH_PRESS_ID, makeProofData } from './setup.js';
+import { BACK_SQUAT_ID, BENCH_PRESS_ID, created, makeProofData } from './setup.js';
 
 /**
  * `npm run cluster -- --bench`: throughput through HAProxy with 1, 2 and 3 API nodes (the
  * others disabled on HAProxy's admin socket), for a creator read (GET /members, 50 rows) and
- * workout logging (POST, a different member each time, no community: no outgoing events), with
+ * workout logging (POST, 20 fresh members in turn, no community: no outgoing events), with
  * the CPU each tier spent per request: the API nodes, this database's PostgreSQL backends and
  * HAProxy (bench/cpu.ts). Everything shares one 2-core machine, so it measures where CPU goes
  * more than how far nodes scale.
@@ -53,6 +53,18 @@ export async function runBench(cluster: Cluster): Promise<Row[]> {
   });
   const rows: Row[] = [];
   let n = 0;
+  // Fresh members for each node count: a log's cost grows with its member's history (records
+  // are judged against it), and the runs with more nodes come later.
+  let members: Array<{ authorization: string }> = [];
+  const freshMembers = async (tag: string) =>
+    Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const signed = await created(cluster.lbUrl, '/api/v1/member/signup', {
+          body: { name: `Bench Member ${i}`, email: `bench-${data.runId}-${tag}-m${i}@example.com`, password: `pw-${data.runId}-long-enough-${i}` },
+        });
+        return { authorization: `Bearer ${signed.token}` };
+      }),
+    );
   const scenarios = {
     'creator read (GET /members?limit=50)': {
       url: `${cluster.lbUrl}/api/v1/members?limit=50`,
@@ -66,7 +78,7 @@ export async function runBench(cluster: Cluster): Promise<Row[]> {
           path: '/api/v1/member/workout-logs',
           setupRequest: (req: Record<string, unknown>) => ({
             ...req,
-            headers: { 'content-type': 'application/json', authorization: data.members[n++ % data.members.length]!.authorization, 'idempotency-key': crypto.randomUUID() },
+            headers: { 'content-type': 'application/json', authorization: members[n++ % members.length]!.authorization, 'idempotency-key': crypto.randomUUID() },
             body: JSON.stringify({
               performed_at: new Date(Date.now() - 60_000).toISOString(),
               sets: [
@@ -83,6 +95,7 @@ export async function runBench(cluster: Cluster): Promise<Row[]> {
     for (let i = 0; i < cluster.nodes.length; i++) {
       await adminCommand(root, `${i < active ? 'enable' : 'disable'} server nodes/api${i + 1}`);
     }
+    members = await freshMembers(`n${active}`);
     await sleep(1000);
     for (const [scenario, opts] of Object.entries(scenarios)) {
       const cpu = counters();
