@@ -176,7 +176,8 @@ export function ensureHaproxy(): void {
 }
 
 /**
- * HAProxy in front of the API nodes. Health: GET /ready every 500 ms, out after 2 failures.
+ * HAProxy in front of the API nodes. Health: GET /ready every 500 ms, out after 2 failures
+ * (requests it is serving then are not cut: they finish or fail on their own).
  * Retries (up to 3, each to another node: redispatch) when the connection fails, the node
  * closes without an answer (SIGKILL mid-request) or answers 503 — but only for requests that
  * can safely run twice: GET/HEAD, and POSTs with an Idempotency-Key (the server runs a key's
@@ -189,8 +190,12 @@ export function haproxyConfig(port: number, nodePorts: number[], statsSocket: st
     // What the proof reads back (how many requests HAProxy retried and sent to another node);
     // the bench disables and enables servers through it.
     `  stats socket ${statsSocket} mode 600 level admin`,
+    // One line per request into haproxy.log: a failing proof shows HAProxy's own 5xx with their termination flags.
+    '  log stderr format raw local0 info',
     'defaults',
     '  mode http',
+    '  log global',
+    '  option httplog',
     '  timeout connect 2s',
     '  timeout client 60s',
     '  timeout server 60s',
@@ -209,7 +214,10 @@ export function haproxyConfig(port: number, nodePorts: number[], statsSocket: st
     '  http-request disable-l7-retry if !{ method GET HEAD } !{ req.hdr(idempotency-key) -m found }',
     '  option httpchk GET /ready',
     '  http-check expect status 200',
-    '  default-server inter 500ms fastinter 250ms downinter 500ms fall 2 rise 2 on-marked-down shutdown-sessions',
+    // A check waits up to 2.5 s (/ready gives the database 2 s): a node slow under load is not
+    // a dead one, and marking it down would cut its requests. A killed node refuses at once.
+    '  timeout check 2500ms',
+    '  default-server inter 500ms fastinter 250ms downinter 500ms fall 2 rise 2',
     '  http-after-response set-header Retry-After 1 if { status 503 } !{ res.hdr(retry-after) -m found }',
     ...nodePorts.map((p, i) => `  server api${i + 1} 127.0.0.1:${p} check`),
     '',

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { checkScheduledOnce, checkWorkerRestart, startSecondWorker } from './check-jobs.js';
 import { checkRateLimits } from './check-limits.js';
@@ -68,17 +70,24 @@ export async function runProof(cluster: Cluster): Promise<boolean> {
     await run(results, 'e. worker SIGKILLed, a new one catches up', () => checkWorkerRestart(ctx, second));
     await run(results, 'c. rate limits across nodes through Redis', () => checkRateLimits(ctx));
     await run(results, 'f. replica stopped and restarted under reads', () => checkReplicaRestart(ctx));
+  } catch (err) {
+    console.log(`FAIL set-up: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   } finally {
     await db.end().catch(() => {});
     await receiver.close();
   }
   const failed = results.filter((r) => !r.ok);
-  console.log(`\n${results.length - failed.length}/${results.length} checks passed`);
-  if (failed.length > 0) {
+  const ok = failed.length === 0 && results.length === 6;
+  console.log(`\n${results.length - failed.length}/6 checks passed`);
+  // The temp directory goes at exit: what the processes logged at error level is shown here.
+  if (!ok) {
     for (const p of [cluster.simulator, ...cluster.nodes, cluster.worker]) {
       const errors = p.unexpectedErrors(5);
       if (errors.length) console.log(`unexpected errors in ${p.logFile}:\n${errors.join('\n')}`);
     }
+    const haproxyLog = fs.readFileSync(path.join(cluster.env.root, 'haproxy.log'), 'utf8').split('\n');
+    const fivexx = haproxyLog.filter((l) => /\s5\d\d\s\d+\s/.test(l));
+    if (fivexx.length) console.log(`HAProxy's 5xx (${fivexx.length}, the last 10):\n${fivexx.slice(-10).join('\n')}`);
   }
-  return failed.length === 0 && results.length === 6;
+  return ok;
 }
