@@ -46,8 +46,8 @@ export async function checkReplicaRestart(ctx: ProofContext): Promise<CheckResul
         await res.arrayBuffer();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status >= 500) errors.push(`GET ${path}: ${res.status}`);
-        // Below the creator's budget (the proof's 1000 per 15 s): a 429 would hide nothing, but says nothing either.
-        await sleep(res.status === 429 ? 200 : 25);
+        // Below the creator's budget (the proof's 1000 a minute): a 429 would hide nothing, but says nothing either.
+        await sleep(res.status === 429 ? 200 : 50);
       } catch (err) {
         errors.push(`GET ${path}: no answer (${String((err as { cause?: unknown }).cause ?? err)})`);
       }

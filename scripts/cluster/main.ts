@@ -75,11 +75,12 @@ async function startCluster(nodeCount: number, mode: Mode): Promise<Cluster> {
     simPort: simPort!,
     lbPort,
     ...secrets,
-    // The proof's rate-limit check spends budgets of fresh creators; the window is short so
-    // that the load check's creator, on the same budget, never reaches it (README rate limits).
+    // The proof's rate-limit check spends budgets of fresh creators, each burst within one
+    // window even on a loaded machine (1,600 GETs took up to 21 s); the load check's creator
+    // stays well below it (its reads are paced).
     // The bench measures throughput, not the limiter: out of its way.
     rateLimitMax: mode === 'proof' ? 1000 : mode === 'bench' ? 10_000_000 : 600,
-    rateLimitWindowMs: mode === 'proof' ? 15_000 : 60_000,
+    rateLimitWindowMs: 60_000,
   };
   step(`processor simulator on ${simPort}`);
   const simulator = simulatorProcess(env);
