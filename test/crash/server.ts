@@ -91,7 +91,16 @@ export class ServerProcess {
 
   /** `logFile` receives everything the server writes, across restarts. */
   constructor(
-    private readonly opts: { cwd: string; env: Record<string, string>; port: number; logFile: string },
+    private readonly opts: {
+      cwd: string;
+      env: Record<string, string>;
+      port: number;
+      logFile: string;
+      /** What node runs (default: the TypeScript server through tsx); the cluster runs dist/server.mjs, --worker, or the simulator. */
+      args?: string[];
+      /** What answers 200 once it is up (default /ready). */
+      readyPath?: string;
+    },
   ) {
     this.log = fs.createWriteStream(opts.logFile, { flags: 'a' });
   }
@@ -160,7 +169,7 @@ export class ServerProcess {
     if (this.alive) throw new Error('the server is already running');
     const n = ++this.starts;
     this.record(`\n──── server start #${n} ────\n`);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, this.opts.args ?? ['--import', 'tsx', 'src/server.ts'], {
       cwd: this.opts.cwd,
       env: this.opts.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -182,7 +191,7 @@ export class ServerProcess {
     for (;;) {
       if (!this.alive) throw new Error(`the server exited before it was ready:\n${this.tail(8000)}`);
       try {
-        const res = await fetch(`${this.url}/ready`, { signal: AbortSignal.timeout(3000) });
+        const res = await fetch(`${this.url}${this.opts.readyPath ?? '/ready'}`, { signal: AbortSignal.timeout(3000) });
         await res.arrayBuffer();
         if (res.status === 200) return;
       } catch {

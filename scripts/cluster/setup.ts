@@ -1,0 +1,140 @@
+import crypto from 'node:crypto';
+import Stripe from 'stripe';
+import { sleep } from '../../test/crash/server.js';
+import { SECRET_KEY } from './nodes.js';
+
+/**
+ * The proof's data, made through the API as the README's first tour does (and as the crash
+ * suite's set-up does): a creator onboarded at the simulator, a community, a yearly tier, a
+ * webhook endpoint, members who paid through hosted checkout, a manual payout schedule and
+ * funds available (8 days on the simulator clock), so refunds and payouts of the crash load
+ * are valid. Small on purpose: one creator, 10 members.
+ */
+
+export const BENCH_PRESS_ID = '33b0a54f-7196-43fb-90b5-067f42ea28b6';
+export const BACK_SQUAT_ID = '8d6e0d29-b751-4980-8f65-2f3e409be336';
+const PRICE_CENTS = 100_000;
+
+export interface ApiAnswer {
+  status: number;
+  json: any;
+  text: string;
+  headers: Headers;
+}
+
+/** One request to `base` (the balancer, or one node directly). */
+export async function call(base: string, method: string, url: string, opts: { auth?: string; body?: unknown; key?: string } = {}): Promise<ApiAnswer> {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: {
+      ...(opts.auth ? { authorization: opts.auth } : {}),
+      ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(opts.key ? { 'idempotency-key': opts.key } : {}),
+    },
+    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}
+
+export async function created(base: string, url: string, opts: { auth?: string; body?: unknown }): Promise<any> {
+  const res = await call(base, 'POST', url, opts);
+  if (res.status !== 201) throw new Error(`set-up POST ${url}: expected 201, got ${res.status} ${res.text}`);
+  return res.json.data;
+}
+
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+export interface Creator {
+  id: string;
+  authorization: string;
+  account: string;
+}
+
+/** A creator made by the operator (admin API); onboarded at the simulator when asked. */
+export async function makeCreator(lb: string, simPort: number, adminToken: string, label: string, onboard = false): Promise<Creator> {
+  const tag = crypto.randomBytes(4).toString('hex');
+  const made = await created(lb, '/api/v1/admin/creators', { auth: `Bearer ${adminToken}`, body: { name: `Cluster ${label}`, email: `cluster-${label}-${tag}@example.com` } });
+  const creator = { id: made.creator.id as string, authorization: `Bearer ${made.api_key}`, account: made.creator.processor_account_id as string };
+  if (onboard) await simHelper(simPort, `accounts/${creator.account}/onboard`, {});
+  return creator;
+}
+
+export async function simHelper(simPort: number, helper: string, body: object): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${simPort}/v1/test_helpers/${helper}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET_KEY}` },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`simulator ${helper}: ${res.status} ${text}`);
+}
+
+export interface ProofData {
+  runId: string;
+  stripe: Stripe;
+  creator: Creator;
+  communityId: string;
+  members: Array<{ id: string; authorization: string }>;
+  subscriptions: Array<{ id: string; charge: string }>;
+  endpointId: string;
+}
+
+export async function makeProofData(lb: string, simPort: number, adminToken: string, receiverUrl: string, memberCount: number): Promise<ProofData> {
+  const runId = crypto.randomBytes(4).toString('hex');
+  const stripe = new Stripe(SECRET_KEY, { host: '127.0.0.1', port: simPort, protocol: 'http', maxNetworkRetries: 2 });
+  const creator = await makeCreator(lb, simPort, adminToken, 'coach', true);
+  const auth = creator.authorization;
+  const community = await created(lb, '/api/v1/communities', { auth, body: { name: 'Cluster Gym', slug: `cluster-${runId}-home`, category: 'musculacao' } });
+  const endpoint = await created(lb, '/api/v1/webhook-endpoints', { auth, body: { url: receiverUrl, events: ['workout.logged'] } });
+  const tier = await created(lb, '/api/v1/tiers', { auth, body: { community_id: community.id, name: 'Yearly', price_cents: PRICE_CENTS, billing_period: 'yearly' } });
+  const members = await Promise.all(
+    Array.from({ length: memberCount }, async (_, i) => {
+      const signed = await created(lb, '/api/v1/member/signup', {
+        body: { name: `Cluster Member ${i}`, email: `cluster-${runId}-m${i}@example.com`, password: `pw-${runId}-long-enough-${i}` },
+      });
+      return { id: signed.member.id as string, authorization: `Bearer ${signed.token}` };
+    }),
+  );
+  for (const m of members) {
+    const session = await created(lb, '/api/v1/member/checkout-sessions', { auth: m.authorization, body: { tier_id: tier.id } });
+    await simHelper(simPort, `checkout_sessions/${session.processor_session_id}/complete`, { payment_method: 'pm_card_visa' });
+  }
+  // The processor's events reach the nodes through the balancer (PROCESSOR_WEBHOOK_URL).
+  let subs: any[] = [];
+  await until(`${memberCount} active subscriptions`, async () => {
+    const res = await call(lb, 'GET', `/api/v1/subscriptions?limit=100&tier_id=${tier.id}`, { auth });
+    subs = (res.json?.data ?? []).filter((s: any) => s.status === 'active');
+    return subs.length === memberCount;
+  });
+  await stripe.accounts.update(creator.account, { settings: { payouts: { schedule: { interval: 'manual' } } } });
+  await until('the manual payout schedule', async () => (await call(lb, 'GET', '/api/v1/payouts/balance', { auth })).json?.data?.payout_schedule === 'manual');
+  await simHelper(simPort, 'clock/advance', { seconds: 8 * 86_400 });
+  const net = memberCount * (PRICE_CENTS - PRICE_CENTS / 10);
+  await until('the available balance', async () => (await call(lb, 'GET', '/api/v1/payouts/balance', { auth })).json?.data?.available_cents === net);
+  const subscriptions = await Promise.all(
+    subs.map(async (s) => {
+      const on = { stripeAccount: creator.account };
+      const sub = await stripe.subscriptions.retrieve(s.processor_subscription_id, {}, on);
+      const customer = typeof sub.customer === 'string' ? sub.customer : sub.customer.id;
+      const charges = (await stripe.charges.list({ customer, limit: 10 }, on)).data.filter((c) => c.status === 'succeeded');
+      if (charges.length !== 1) throw new Error(`set-up: subscription ${s.id} has ${charges.length} successful charges, expected 1`);
+      return { id: s.id as string, charge: charges[0]!.id };
+    }),
+  );
+  return { runId, stripe, creator, communityId: community.id, members, subscriptions, endpointId: endpoint.id };
+}
