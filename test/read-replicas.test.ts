@@ -20,7 +20,10 @@ function standIn(database: string) {
     start: async () => {},
     tick: async () => {},
     pick: () => (state === 'ok' ? handle.pool! : null),
-    statuses: () => [{ name: 'stand-in:5432', state, lagMs: state === 'down' ? null : 0 }],
+    statuses: () => [{ name: 'stand-in:5432', state, lagMs: state === 'down' ? null : 0, reads: 0, failedReads: 0 }],
+    suspect: () => {
+      state = 'down';
+    },
     close: () => handle.close(),
   };
   return { replicas, checkouts: () => checkouts, set: (s: ReplicaState) => (state = s) };
@@ -85,6 +88,22 @@ describe.skipIf(!url)('read replicas (DATABASE_REPLICA_URL)', () => {
     replica.set('ok');
     expect(await onReplica(creator, '/api/v1/members')).toBeGreaterThan(0);
     expect((await t.app.inject({ method: 'GET', url: '/metrics' })).body).toContain('replica_up{replica="stand-in:5432"} 1');
+  });
+
+  it('reads the primary when the replica fails under a read, and sets it aside until it is measured again', async () => {
+    // A replica that is gone while still counted `ok` (the monitor has not ticked yet).
+    const gone = standIn('postgres://postgres@127.0.0.1:1/test');
+    const app = await buildTestApp({ database: connectPostgres({ url: url!, poolMax: 3, statementTimeoutMs: 15_000, routeReads: true }), replicas: gone.replicas });
+    try {
+      const creator = await createCreator(app);
+      await new Promise((resolve) => setTimeout(resolve, 1300));
+      const listed = await app.app.inject({ method: 'GET', url: '/api/v1/members', headers: creator.headers });
+      expect(listed.statusCode).toBe(200);
+      expect(gone.replicas.statuses()[0]!.state).toBe('down');
+    } finally {
+      await app.close();
+      await gone.replicas.close();
+    }
   });
 
   it.runIf(redisUrl)('pins a writer across nodes through Redis: a write on node A sends the next read on node B to the primary', async () => {

@@ -168,10 +168,43 @@ export async function checkReadYourWrites(ctx: ProofContext): Promise<CheckResul
     if (v) violations.push(v);
     await sleep(5);
   }
+  // The creator's post list is read from the replica unless the creator just wrote: a post
+  // made on one node must be in the list the other node answers right after (Redis pins).
+  const { creator, communityId } = ctx.data;
+  for (let i = 0; i < rounds; i++) {
+    const [writer, reader] = i % 2 === 0 ? [a, b] : [b, a];
+    const made = await call(writer, 'POST', '/api/v1/posts', { auth: creator.authorization, body: { community_id: communityId, content: `Read your writes ${i}` } });
+    if (made.status !== 201) {
+      violations.push(`POST /posts via ${writer}: ${made.status}`);
+      continue;
+    }
+    const listed = await call(reader, 'GET', '/api/v1/posts?limit=5', { auth: creator.authorization });
+    if (listed.status !== 200 || !(listed.json.data as Array<{ id: string }>).some((p) => p.id === made.json.data.id)) {
+      violations.push(`post ${made.json.data.id} written via ${writer} not in the next list via ${reader} (${listed.status})`);
+    }
+  }
+  // And the replica does serve: reads of a creator who wrote nothing lately are routed to it.
+  const before = await replicaReads(ctx.cluster.nodes.map((n) => n.url));
+  await sleep(2500); // past the creator's pin (REPLICA_MAX_LAG_MS + 1 s)
+  for (let i = 0; i < rounds; i++) await call(ctx.cluster.lbUrl, 'GET', '/api/v1/members?limit=20', { auth: creator.authorization });
+  const served = (await replicaReads(ctx.cluster.nodes.map((n) => n.url))) - before;
+  if (served < rounds / 2) violations.push(`only ${served} of ${rounds} unpinned member-list reads went to the replica`);
   return {
     name: 'b. read your writes across nodes',
     ok: violations.length === 0,
-    detail: `${rounds} writes on one node read back on the other (api1⇄api2), ${rounds} through HAProxy; ${violations.length} not seen`,
+    detail:
+      `${rounds} member writes on one node read back on the other (api1⇄api2), ${rounds} through HAProxy, ${rounds} creator posts listed on the other node ` +
+      `(a replica-routed read); ${violations.length} not seen; ${served} of ${rounds} later member-list reads served by the replica`,
     violations,
   };
+}
+
+/** Requests the nodes have routed to the replica (their `replica_reads_total`). */
+async function replicaReads(nodes: string[]): Promise<number> {
+  let n = 0;
+  for (const url of nodes) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    for (const m of text.matchAll(/^replica_reads_total\{[^}]*\} (\d+)/gm)) n += Number(m[1]);
+  }
+  return n;
 }

@@ -10,6 +10,9 @@ export interface ReplicaStatus {
   state: ReplicaState;
   /** How far behind the primary it replays, in ms (null: down). */
   lagMs: number | null;
+  /** Requests this node sent to it, and how many of them it failed (read again on the primary), since start. */
+  reads: number;
+  failedReads: number;
 }
 
 /** Samples of the primary's WAL position kept to date a replica's replay position. */
@@ -51,7 +54,7 @@ export function createReplicaSet({
   const replicas = urls.map((url) => {
     const handle = connectPostgres({ url, poolMax, statementTimeoutMs, logger, connectionTimeoutMs: Math.max(200, tickMs) });
     const { hostname, port } = new URL(url);
-    return { handle, pool: handle.pool!, status: { name: `${hostname}:${port || 5432}`, state: 'down', lagMs: null } as ReplicaStatus };
+    return { handle, pool: handle.pool!, status: { name: `${hostname}:${port || 5432}`, state: 'down', lagMs: null, reads: 0, failedReads: 0 } as ReplicaStatus };
   });
   const history: Array<{ at: number; lsn: bigint }> = [];
   let next = 0;
@@ -113,12 +116,22 @@ export function createReplicaSet({
         const r = replicas[(next + i) % replicas.length]!;
         if (r.status.state === 'ok') {
           next = (next + i + 1) % replicas.length;
+          r.status.reads++;
           return r.pool;
         }
       }
       return null;
     },
     statuses: (): ReplicaStatus[] => replicas.map((r) => r.status),
+    /** A read found `pool`'s replica failing: down until the next tick measures it again. */
+    suspect(pool: pg.Pool) {
+      const r = replicas.find((x) => x.pool === pool);
+      if (r) r.status.failedReads++;
+      if (r && r.status.state !== 'down') {
+        r.status = { ...r.status, state: 'down', lagMs: null };
+        logger?.warn({ replica: r.status.name }, 'read replica failed a read: its reads go to the primary until it answers again');
+      }
+    },
     /** Measures now (tests). */
     tick,
     async close() {

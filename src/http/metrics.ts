@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ReplicaSet } from '../db/replicas.js';
+import type { ReplicaSet, ReplicaStatus } from '../db/replicas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -92,6 +92,22 @@ export function registerReplicaMetrics(app: FastifyInstance, replicas: ReplicaSe
       for (const r of replicas.statuses()) this.set({ replica: r.name }, r.state === 'ok' ? 1 : r.state === 'lagging' ? 0.5 : 0);
     },
   });
+  // Counted by the replica set; copied into Prometheus counters when scraped.
+  for (const [name, help, count] of [
+    ['replica_reads_total', 'Requests this node routed to a read replica', (r: ReplicaStatus) => r.reads],
+    ['replica_failed_reads_total', 'Reads a replica failed under (each read again on the primary)', (r: ReplicaStatus) => r.failedReads],
+  ] as const) {
+    new Counter({
+      name,
+      help,
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        this.reset();
+        for (const r of replicas.statuses()) this.inc({ replica: r.name }, count(r));
+      },
+    });
+  }
   new Gauge({
     name: 'replica_lag_ms',
     help: "How far a read replica's replay is behind the primary's WAL, in ms (-1: not answering)",

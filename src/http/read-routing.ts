@@ -1,7 +1,9 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler, RouteHandlerMethod } from 'fastify';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
+import { databaseFailure } from '../db/errors.js';
 import { onReplica } from '../db/read-routing.js';
+import { AppError } from './errors.js';
 import type { ReplicaSet } from '../db/replicas.js';
 
 declare module 'fastify' {
@@ -19,6 +21,12 @@ declare module 'fastify' {
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A failure of the replica rather than of the read: unreachable, shut down, or a query cancelled by a conflict with recovery (40001). */
+const replicaFailed = (err: unknown): boolean =>
+  databaseFailure(err) === 'unavailable' ||
+  (err as { code?: unknown } | null)?.code === '40001' ||
+  (err instanceof AppError && err.code === 'service_unavailable');
 
 /** What a replica-routed route's OpenAPI description says of it (every other route reads the primary). */
 export const ON_REPLICA =
@@ -99,9 +107,20 @@ export function registerReadRouting(app: FastifyInstance, { replicas, pins }: { 
   app.addHook('onRoute', (route) => {
     if (route.config?.reads !== 'replica') return;
     const handler = route.handler as RouteHandlerMethod;
-    route.handler = function (this: FastifyInstance, request, reply) {
+    route.handler = async function (this: FastifyInstance, request, reply) {
       const replica = request.readReplica;
-      return replica ? onReplica(replica, () => handler.call(this, request, reply)) : handler.call(this, request, reply);
+      if (!replica) return handler.call(this, request, reply);
+      try {
+        return await onReplica(replica, () => handler.call(this, request, reply));
+      } catch (err) {
+        // The replica went away under the read (or cancelled it for a conflict with recovery):
+        // read the primary instead, once, unless an answer has started; the monitor's next tick
+        // decides whether the replica is back.
+        if (reply.sent || !replicaFailed(err)) throw err;
+        replicas.suspect(replica);
+        request.readReplica = null;
+        return handler.call(this, request, reply);
+      }
     } as typeof route.handler;
     const own = route.preHandler ? (Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]) : [];
     route.preHandler = [...own, choose] as typeof route.preHandler;
