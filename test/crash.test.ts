@@ -8,6 +8,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { describeOp, historyOf, runLoad, settle, settled, Workload, type Op } from './crash/load.js';
 import { createFreshDatabase, freePorts, ServerProcess, sleep, type FreshDatabase } from './crash/server.js';
+import { call, chargeOfEach } from './crash/http.js';
 import { answerViolations, effectViolations, finalityViolations, readEffects, replayViolations, report } from './crash/verify.js';
 import { startReceiver, verified } from './events-kit.js';
 
@@ -68,22 +69,7 @@ describe.runIf(postgresUrl)('crash suite: keyed requests survive SIGKILL and a d
     );
   };
 
-  async function api(method: 'GET' | 'POST', url: string, opts: { auth?: string; body?: unknown } = {}) {
-    const res = await fetch(`${server!.url}${url}`, {
-      method,
-      headers: { ...(opts.auth ? { authorization: opts.auth } : {}), ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, json, text };
-  }
+  const api = (method: 'GET' | 'POST', url: string, opts: { auth?: string; body?: unknown } = {}) => call(server!.url, method, url, opts);
 
   /** A set-up POST that must answer 201; its `data`. */
   async function expectCreated(url: string, opts: { auth?: string; body?: unknown }) {
@@ -202,16 +188,7 @@ describe.runIf(postgresUrl)('crash suite: keyed requests survive SIGKILL and a d
       });
 
       // Each subscription's payment (the charge a refund of it must land on).
-      subscriptions = await Promise.all(
-        subs.map(async (s) => {
-          const on = { stripeAccount: creator.account };
-          const sub = await stripe.subscriptions.retrieve(s.processor_subscription_id, {}, on);
-          const customer = typeof sub.customer === 'string' ? sub.customer : sub.customer.id;
-          const charges = (await stripe.charges.list({ customer, limit: 10 }, on)).data.filter((c) => c.status === 'succeeded');
-          if (charges.length !== 1) throw new Error(`set-up: subscription ${s.id} has ${charges.length} successful charges, expected 1`);
-          return { id: s.id as string, processorId: s.processor_subscription_id as string, charge: charges[0]!.id };
-        }),
-      );
+      subscriptions = await chargeOfEach(stripe, creator.account, subs);
     } catch (err) {
       printServerOutput();
       throw err;

@@ -15,34 +15,10 @@ export const BENCH_PRESS_ID = '33b0a54f-7196-43fb-90b5-067f42ea28b6';
 export const BACK_SQUAT_ID = '8d6e0d29-b751-4980-8f65-2f3e409be336';
 const PRICE_CENTS = 100_000;
 
-export interface ApiAnswer {
-  status: number;
-  json: any;
-  text: string;
-  headers: Headers;
-}
+import { call, chargeOfEach } from '../../test/crash/http.js';
 
-/** One request to `base` (the balancer, or one node directly). */
-export async function call(base: string, method: string, url: string, opts: { auth?: string; body?: unknown; key?: string } = {}): Promise<ApiAnswer> {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: {
-      ...(opts.auth ? { authorization: opts.auth } : {}),
-      ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(opts.key ? { 'idempotency-key': opts.key } : {}),
-    },
-    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text, headers: res.headers };
-}
+export { call };
+export type { ApiAnswer } from '../../test/crash/http.js';
 
 export async function created(base: string, url: string, opts: { auth?: string; body?: unknown }): Promise<any> {
   const res = await call(base, 'POST', url, opts);
@@ -126,15 +102,6 @@ export async function makeProofData(lb: string, simPort: number, adminToken: str
   await simHelper(simPort, 'clock/advance', { seconds: 8 * 86_400 });
   const net = memberCount * (PRICE_CENTS - PRICE_CENTS / 10);
   await until('the available balance', async () => (await call(lb, 'GET', '/api/v1/payouts/balance', { auth })).json?.data?.available_cents === net);
-  const subscriptions = await Promise.all(
-    subs.map(async (s) => {
-      const on = { stripeAccount: creator.account };
-      const sub = await stripe.subscriptions.retrieve(s.processor_subscription_id, {}, on);
-      const customer = typeof sub.customer === 'string' ? sub.customer : sub.customer.id;
-      const charges = (await stripe.charges.list({ customer, limit: 10 }, on)).data.filter((c) => c.status === 'succeeded');
-      if (charges.length !== 1) throw new Error(`set-up: subscription ${s.id} has ${charges.length} successful charges, expected 1`);
-      return { id: s.id as string, charge: charges[0]!.id };
-    }),
-  );
+  const subscriptions = (await chargeOfEach(stripe, creator.account, subs)).map(({ id, charge }) => ({ id, charge }));
   return { runId, stripe, creator, communityId: community.id, members, subscriptions, endpointId: endpoint.id };
 }
