@@ -4,7 +4,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { cpuCounter } from '../../bench/cpu.js';
 import { sleep } from '../../test/crash/server.js';
-import type { Cluster } from './main.js';
+import type { Cluster } from './context.js';
 import { startReceiver } from './receiver.js';
 import { BACK_SQUAT_ID, BENCH_PRESS_ID, created, makeProofData } from './setup.js';
 

@@ -1,8 +1,8 @@
 import { send, settle, type Op } from '../../test/crash/load.js';
 import { sleep, type ServerProcess } from '../../test/crash/server.js';
 import { workerNode } from './nodes.js';
-import type { CheckResult, ProofContext } from './proof.js';
-import { spareMembers } from './check-load.js';
+import type { CheckResult, ProofContext } from './context.js';
+import { spareMembers } from './context.js';
 import { BENCH_PRESS_ID } from './setup.js';
 
 /**

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { inParallel } from '../../test/crash/load.js';
 import { sleep } from '../../test/crash/server.js';
-import type { CheckResult, ProofContext } from './proof.js';
+import type { CheckResult, ProofContext } from './context.js';
 import { makeCreator } from './setup.js';
 
 /**

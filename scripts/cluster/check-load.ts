@@ -2,7 +2,7 @@ import { isFinal, runLoad, send, settle, settled, Workload, type Op } from '../.
 import { sleep } from '../../test/crash/server.js';
 import { answerViolations, effectViolations, finalityViolations, readEffects, replayViolations } from '../../test/crash/verify.js';
 import { haproxyStats, waitServersUp } from './infra.js';
-import type { CheckResult, ProofContext } from './proof.js';
+import { loadMembers, spareMembers, type CheckResult, type ProofContext } from './context.js';
 import { BACK_SQUAT_ID, BENCH_PRESS_ID, call } from './setup.js';
 
 /**
@@ -13,9 +13,6 @@ import { BACK_SQUAT_ID, BENCH_PRESS_ID, call } from './setup.js';
 const CLIENTS = 10;
 const SETTLE_DEADLINE_MS = 20_000;
 
-/** The members the load writes for; the others are the other checks' (the crash verifier claims every log of these). */
-export const loadMembers = (ctx: ProofContext) => ctx.data.members.slice(0, -2);
-export const spareMembers = (ctx: ProofContext) => ctx.data.members.slice(-2);
 
 /** A client's view: what HAProxy let through. 2xx/4xx, or 503 with Retry-After; nothing else. */
 function surfaced(what: string, status: number, retryAfter: string | null, error?: string): string | undefined {

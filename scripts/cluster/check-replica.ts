@@ -1,5 +1,5 @@
 import { sleep } from '../../test/crash/server.js';
-import type { CheckResult, ProofContext } from './proof.js';
+import type { CheckResult, ProofContext } from './context.js';
 import { call } from './setup.js';
 
 /**

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ServerProcess } from '../../test/crash/server.js';
-import { choosePorts, cleanups, ensureHaproxy, redisServer, runCleanups, startHaproxy, startPrimary, startReplica, waitServersUp, type PgServer, type RedisServer } from './infra.js';
+import { choosePorts, cleanups, ensureHaproxy, redisServer, runCleanups, startHaproxy, startPrimary, startReplica, waitServersUp } from './infra.js';
+import type { Cluster } from './context.js';
 import { apiNode, newClusterSecrets, simulatorProcess, workerNode, type ClusterEnv } from './nodes.js';
 
 /**
@@ -18,18 +18,6 @@ import { apiNode, newClusterSecrets, simulatorProcess, workerNode, type ClusterE
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-export interface Cluster {
-  env: ClusterEnv;
-  primary: PgServer;
-  replica: PgServer;
-  redis: RedisServer;
-  simulator: ServerProcess;
-  nodes: ServerProcess[];
-  worker: ServerProcess;
-  /** A spare port for a second worker (the scheduled-work check). */
-  sparePort: number;
-  lbUrl: string;
-}
 
 function argValue(name: string): string | undefined {
   const i = process.argv.indexOf(name);

@@ -5,9 +5,9 @@ import { checkScheduledOnce, checkWorkerRestart, startSecondWorker } from './che
 import { checkRateLimits } from './check-limits.js';
 import { checkLoadThroughKill, checkReadYourWrites } from './check-load.js';
 import { checkReplicaRestart } from './check-replica.js';
-import type { Cluster } from './main.js';
-import { startReceiver, type Receiver } from './receiver.js';
-import { makeProofData, type ProofData } from './setup.js';
+import type { CheckResult, Cluster, ProofContext } from './context.js';
+import { startReceiver } from './receiver.js';
+import { makeProofData } from './setup.js';
 
 /**
  * `npm run cluster -- --proof`: the checks of docs/cluster.md, in an order where each leaves
@@ -15,21 +15,6 @@ import { makeProofData, type ProofData } from './setup.js';
  * the load of (a) makes outgoing events, and its effects are counted after. Each check prints
  * one PASS/FAIL line with its numbers (and, on FAIL, the first violations).
  */
-
-export interface CheckResult {
-  name: string;
-  ok: boolean;
-  detail: string;
-  violations?: string[];
-}
-
-export interface ProofContext {
-  cluster: Cluster;
-  data: ProofData;
-  receiver: Receiver;
-  /** Direct reads of effects (rows), on the primary. */
-  db: pg.Client;
-}
 
 const MEMBERS = 12;
 
