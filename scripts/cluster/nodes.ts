@@ -35,12 +35,16 @@ export function newClusterSecrets() {
   };
 }
 
+/** These variables of this process, as they are (named by a list: the README's configuration table is for Tribes' own). */
+const inherited = (names: string[]): Record<string, string> =>
+  Object.fromEntries(names.flatMap((n) => (process.env[n] === undefined ? [] : [[n, process.env[n]!]])));
+
 function baseEnv(c: ClusterEnv, name: string): Record<string, string> {
   const dataDir = path.join(c.root, 'data', name);
   fs.mkdirSync(dataDir, { recursive: true });
   return {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? c.root,
+    // Only what a process needs from ours (where its binaries are, a home): the rest is set here.
+    ...inherited(['PATH', 'HOME']),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     LOG_FORMAT: 'json',
