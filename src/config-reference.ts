@@ -97,7 +97,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {
     names: ['IDEMPOTENCY_TTL_HOURS'],
     default: '`24`',
-    meaning: 'how long an `Idempotency-Key` is remembered (then purged within a minute)',
+    meaning: 'how long an `Idempotency-Key` is remembered (then purged within `IDEMPOTENCY_PURGE_INTERVAL_MS`)',
+  },
+  {
+    names: ['IDEMPOTENCY_PURGE_INTERVAL_MS'],
+    default: '`60000`',
+    meaning: 'how often a node that runs jobs deletes the answers of expired `Idempotency-Key`s (0 = never)',
   },
   {
     names: ['WEBHOOK_MAX_ATTEMPTS'],

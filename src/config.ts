@@ -33,6 +33,8 @@ export interface Config {
   cors: CorsConfig;
   /** How long an Idempotency-Key is remembered. */
   idempotencyTtlHours: number;
+  /** How often a node deletes the Idempotency-Key answers older than the TTL; 0 turns the schedule off. */
+  idempotencyPurgeIntervalMs: number;
   /** The webhook inbox: attempts before an event is parked as dead, events processed at once per node, retention of processed ones. */
   webhooks: { maxAttempts: number; concurrency: number; retentionDays: number };
   /**
@@ -133,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, { worker = fals
     trustProxy: trustProxyFrom(env),
     cors: corsFrom(env),
     idempotencyTtlHours: intFrom(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30),
+    idempotencyPurgeIntervalMs: intFrom(env, 'IDEMPOTENCY_PURGE_INTERVAL_MS', 60_000, 0, 86_400_000),
     webhooks: {
       maxAttempts: intFrom(env, 'WEBHOOK_MAX_ATTEMPTS', 20, 1, 1000),
       concurrency: intFrom(env, 'WEBHOOK_CONCURRENCY', 4, 1, 256),

@@ -3,10 +3,13 @@ import { sleep, type ServerProcess } from '../../test/crash/server.js';
 import { workerNode } from './nodes.js';
 import type { CheckResult, ProofContext } from './context.js';
 import { spareMembers } from './context.js';
+import { countJobEffects, prepareJobEffects } from './job-effects.js';
 import { BENCH_PRESS_ID } from './setup.js';
 
 /**
- * (d) two workers at once send each outgoing event once; (e) with no worker, deliveries wait,
+ * (d) two workers at once run every scheduled job, and each effect happens once: each
+ * outgoing event is sent once (here), and the other jobs' effects are counted in
+ * job-effects.ts; (e) with no worker, deliveries wait,
  * and a new worker sends them, once. Effects are counted, not log lines: what the receiver got
  * (by `webhook-id`, the event id) and the `webhook_attempts` rows (one per send).
  */
@@ -80,7 +83,10 @@ async function tally(ctx: ProofContext, logIds?: string[]): Promise<Tally> {
 }
 
 export async function checkScheduledOnce(ctx: ProofContext, second: ServerProcess): Promise<CheckResult> {
+  const loadEndedAt = new Date();
+  const prepared = await prepareJobEffects(ctx);
   const left = await waitDelivered(ctx, 60_000);
+  const jobs = await countJobEffects(ctx, prepared, loadEndedAt);
   // Logs of the community without their event: the event commits with the log, so none.
   const { rows } = await ctx.db.query<{ logs: string; without: string }>(
     `select count(*) as logs, count(*) filter (where not exists (
@@ -101,6 +107,7 @@ export async function checkScheduledOnce(ctx: ProofContext, second: ServerProces
     ...t.twice.map((d) => `event ${d.eventId} received ${d.times} times (${d.attempts} attempt rows)`),
     ...(bothAlive ? [] : ['a worker died during the check']),
     ...(senders.get(ctx.cluster.nodes[0]!.pid ?? -1) || senders.get(ctx.cluster.nodes[1]!.pid ?? -1) ? ['an API node (JOBS=false) sent events'] : []),
+    ...jobs.violations,
   ];
   return {
     name: 'd. scheduled work once with two workers',
@@ -109,7 +116,8 @@ export async function checkScheduledOnce(ctx: ProofContext, second: ServerProces
       `2 workers running; ${rows[0]!.logs} logs in the community, ${t.events} workout.logged events, ${t.received} deliveries received, ` +
       `${t.missing.length} missing, ${t.twice.length} received twice, ${t.multiAttempt} deliveries with > 1 webhook_attempts row` +
       `${t.earlier.length ? ` (what their earlier attempts saw: ${[...new Set(t.earlier)].join('; ')})` : ''}; ` +
-      `sent by worker1 ${sentBy(ctx.cluster.worker)}, worker2 ${sentBy(second)}, sender not identified ${unknown}`,
+      `sent by worker1 ${sentBy(ctx.cluster.worker)}, worker2 ${sentBy(second)}, sender not identified ${unknown}` +
+      jobs.details.map((d) => `\n     ${d}`).join(''),
     violations,
   };
 }

@@ -31,7 +31,8 @@ async function startCluster(nodeCount: number, mode: Mode): Promise<Cluster> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tribes-cluster-'));
   // The postgres user reads its directories under here (we may be root).
   fs.chmodSync(root, 0o755);
-  cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
+  // `--keep` leaves the logs and data directories for a look after the run.
+  if (!process.argv.includes('--keep')) cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
   const [pgPort, replicaPort, redisPort, preferredLbPort, simPort, workerPort, sparePort, ...nodePorts] = await choosePorts([
     5441, 5442, 6391, 8440, 8450, 8451, 8452, ...Array.from({ length: nodeCount }, (_, i) => 8441 + i),
   ]);
@@ -69,6 +70,18 @@ async function startCluster(nodeCount: number, mode: Mode): Promise<Cluster> {
     // The bench measures throughput, not the limiter: out of its way.
     rateLimitMax: mode === 'proof' ? 1000 : mode === 'bench' ? 10_000_000 : 600,
     rateLimitWindowMs: 60_000,
+    // The proof counts every job's effect within a minute or two, so its jobs run every few seconds.
+    ...(mode === 'proof'
+      ? {
+          jobIntervals: {
+            RECONCILE_INTERVAL_MS: '5000',
+            CHALLENGE_RANKING_INTERVAL_MS: '2000',
+            METRICS_HISTORY_INTERVAL_MS: '2000',
+            METRICS_FOLD_INTERVAL_MS: '2000',
+            IDEMPOTENCY_PURGE_INTERVAL_MS: '2000',
+          },
+        }
+      : {}),
   };
   step(`processor simulator on ${simPort}`);
   const simulator = simulatorProcess(env);

@@ -24,6 +24,8 @@ export interface ClusterEnv {
   /** Each caller's budget per window (README rate limits), shared through Redis. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
+  /** The workers' job intervals (`RECONCILE_INTERVAL_MS`…): seconds for the proof, the defaults otherwise. */
+  jobIntervals?: Record<string, string>;
 }
 
 export const SECRET_KEY = 'sk_test_tribes_cluster';
@@ -74,7 +76,7 @@ function nodeEnv(c: ClusterEnv, name: string, port: number, jobs: boolean): Reco
     // Every member of the tour signs up from 127.0.0.1 (behind HAProxy): one address.
     RATE_LIMIT_SIGNUPS_PER_HOUR: '100000',
     SHUTDOWN_TIMEOUT_MS: '2000',
-    ...(jobs ? {} : { JOBS: 'false' }),
+    ...(jobs ? (c.jobIntervals ?? {}) : { JOBS: 'false' }),
   };
 }
 

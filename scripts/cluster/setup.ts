@@ -60,6 +60,33 @@ export async function simHelper(simPort: number, helper: string, body: object): 
   if (res.status !== 200) throw new Error(`simulator ${helper}: ${res.status} ${text}`);
 }
 
+/**
+ * `count` members who sign up and pay for a tier through hosted checkout, once their
+ * subscriptions are active in the mirror (the processor's events reach the nodes through the
+ * balancer, PROCESSOR_WEBHOOK_URL).
+ */
+export async function payingMembers(lb: string, simPort: number, o: { auth: string; tierId: string; label: string; count: number }) {
+  const members = await Promise.all(
+    Array.from({ length: o.count }, async (_, i) => {
+      const signed = await created(lb, '/api/v1/member/signup', {
+        body: { name: `Cluster Member ${i}`, email: `cluster-${o.label}-m${i}@example.com`, password: `pw-${o.label}-long-enough-${i}` },
+      });
+      return { id: signed.member.id as string, authorization: `Bearer ${signed.token}` };
+    }),
+  );
+  for (const m of members) {
+    const session = await created(lb, '/api/v1/member/checkout-sessions', { auth: m.authorization, body: { tier_id: o.tierId } });
+    await simHelper(simPort, `checkout_sessions/${session.processor_session_id}/complete`, { payment_method: 'pm_card_visa' });
+  }
+  let subs: any[] = [];
+  await until(`${o.count} active subscriptions`, async () => {
+    const res = await call(lb, 'GET', `/api/v1/subscriptions?limit=100&tier_id=${o.tierId}`, { auth: o.auth });
+    subs = (res.json?.data ?? []).filter((s: any) => s.status === 'active');
+    return subs.length === o.count;
+  });
+  return { members, subs };
+}
+
 export interface ProofData {
   runId: string;
   stripe: Stripe;
@@ -76,27 +103,9 @@ export async function makeProofData(lb: string, simPort: number, adminToken: str
   const creator = await makeCreator(lb, simPort, adminToken, 'coach', true);
   const auth = creator.authorization;
   const community = await created(lb, '/api/v1/communities', { auth, body: { name: 'Cluster Gym', slug: `cluster-${runId}-home`, category: 'musculacao' } });
-  const endpoint = await created(lb, '/api/v1/webhook-endpoints', { auth, body: { url: receiverUrl, events: ['workout.logged'] } });
+  const endpoint = await created(lb, '/api/v1/webhook-endpoints', { auth, body: { url: receiverUrl, events: ['workout.logged', 'challenge.finished', 'payment.succeeded'] } });
   const tier = await created(lb, '/api/v1/tiers', { auth, body: { community_id: community.id, name: 'Yearly', price_cents: PRICE_CENTS, billing_period: 'yearly' } });
-  const members = await Promise.all(
-    Array.from({ length: memberCount }, async (_, i) => {
-      const signed = await created(lb, '/api/v1/member/signup', {
-        body: { name: `Cluster Member ${i}`, email: `cluster-${runId}-m${i}@example.com`, password: `pw-${runId}-long-enough-${i}` },
-      });
-      return { id: signed.member.id as string, authorization: `Bearer ${signed.token}` };
-    }),
-  );
-  for (const m of members) {
-    const session = await created(lb, '/api/v1/member/checkout-sessions', { auth: m.authorization, body: { tier_id: tier.id } });
-    await simHelper(simPort, `checkout_sessions/${session.processor_session_id}/complete`, { payment_method: 'pm_card_visa' });
-  }
-  // The processor's events reach the nodes through the balancer (PROCESSOR_WEBHOOK_URL).
-  let subs: any[] = [];
-  await until(`${memberCount} active subscriptions`, async () => {
-    const res = await call(lb, 'GET', `/api/v1/subscriptions?limit=100&tier_id=${tier.id}`, { auth });
-    subs = (res.json?.data ?? []).filter((s: any) => s.status === 'active');
-    return subs.length === memberCount;
-  });
+  const { members, subs } = await payingMembers(lb, simPort, { auth, tierId: tier.id, label: runId, count: memberCount });
   await stripe.accounts.update(creator.account, { settings: { payouts: { schedule: { interval: 'manual' } } } });
   await until('the manual payout schedule', async () => (await call(lb, 'GET', '/api/v1/payouts/balance', { auth })).json?.data?.payout_schedule === 'manual');
   await simHelper(simPort, 'clock/advance', { seconds: 8 * 86_400 });

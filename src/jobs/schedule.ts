@@ -31,7 +31,6 @@ export interface JobWork {
 
 export const RETENTION_INTERVAL_MS = 24 * 3600_000;
 const INBOX_INTERVAL_MS = 5000;
-const IDEMPOTENCY_PURGE_INTERVAL_MS = 60_000;
 
 /**
  * Every scheduled job of a node (DESIGN §1's background work), started by nodes that run
@@ -51,7 +50,7 @@ export function startJobs({ config, database, logger, tasks, work }: { config: C
 
   repeat(INBOX_INTERVAL_MS, 'webhook inbox', work.inboxDrain);
   repeat(RETENTION_INTERVAL_MS, 'retention purge', work.purgeRetained);
-  repeat(IDEMPOTENCY_PURGE_INTERVAL_MS, 'idempotency key purge', work.purgeIdempotencyKeys);
+  repeat(config.idempotencyPurgeIntervalMs, 'idempotency key purge', work.purgeIdempotencyKeys);
   repeat(config.reconcileIntervalMs, 'reconcile', exclusive(RECONCILE_LOCK_ID, work.reconcile));
   // Checked at start-up and every few minutes; the work is done once a day per challenge.
   repeat(config.challengeRankingIntervalMs, 'challenge standings', work.rankChallenges, true);
