@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Redis } from 'ioredis';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerFeatures, type FeatureDeps } from './features.js';
 import type { Principal } from './http/auth.js';
@@ -175,16 +174,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Before the rate limit: a preflight is answered by the CORS hook and never counted.
   await registerCors(app, config.cors);
-  await registerRateLimit(app, config);
+  const { redis } = await registerRateLimit(app, config);
 
   // Before any route: the heavy reads marked `reads: 'replica'` go to a healthy replica.
   describeReadRouting(app);
   if (deps.replicas) {
-    const redis = config.rateLimit.redisUrl ? new Redis(config.rateLimit.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
-    if (redis) {
-      redis.on('error', () => undefined); // unreachable: reads count as pinned (read-routing.ts)
-      app.addHook('onClose', async () => void redis.disconnect());
-    }
+    // Pins are shared through the rate limit's Redis connection (REDIS_URL), when there is one.
     registerReadRouting(app, { replicas: deps.replicas, pins: createPins({ pinMs: config.replicaMaxLagMs + 1000, ...(redis ? { redis } : {}) }) });
     registerReplicaMetrics(app, deps.replicas);
   }

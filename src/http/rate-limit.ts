@@ -120,11 +120,15 @@ const ADDRESS_COUNTERS = 20_000;
  * principals have a store of their own, junk can create at most one counter per address it
  * controls and can never evict a creator's or member's counter from the in-memory LRU.
  */
-export async function registerRateLimit(app: FastifyInstance, config: Pick<Config, 'rateLimit'>): Promise<void> {
+/** Answers the Redis connection it counts in (REDIS_URL), for the read routing's pins to share. */
+export async function registerRateLimit(app: FastifyInstance, config: Pick<Config, 'rateLimit'>): Promise<{ redis?: Redis }> {
   const redis = config.rateLimit.redisUrl
     ? new Redis(config.rateLimit.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
     : undefined;
   if (redis) {
+    // While Redis is down, commands fail at once (no offline queue): counting fails open
+    // (skipOnError) and a read pin counts as pinned (read-routing.ts); ioredis reconnects.
+    redis.on('error', () => undefined);
     app.addHook('onClose', async () => void redis.disconnect());
     // Counting fails open while Redis is unreachable (skipOnError); waiting briefly here
     // means a healthy Redis counts from the first request.
@@ -189,4 +193,5 @@ export async function registerRateLimit(app: FastifyInstance, config: Pick<Confi
     const result = await failedCredentials(request);
     if (!result.isAllowed && result.remaining === 0) blocked.add(clientAddress(request), Date.now() + result.ttl);
   });
+  return redis ? { redis } : {};
 }

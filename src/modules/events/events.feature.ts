@@ -27,7 +27,8 @@ export function eventsFeature(app: FastifyInstance, { db, config }: { db: Db; co
   const sender = createSender({ allowLoopback, maxSockets: config.events.concurrency });
   // Delivery gives way to the node's own requests: a burst of logs is answered first, and its
   // events follow once it eases (at EVENTS_BUSY_RATE meanwhile, so nothing waits for ever).
-  const inFlight = trackInFlight(app);
+  // Only nodes that send (JOBS) count their requests: an API node pays nothing for it.
+  const inFlight = config.jobs ? trackInFlight(app) : () => 0;
   const dispatcher = createDispatcher({
     db,
     sender,
