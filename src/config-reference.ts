@@ -242,7 +242,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {
     names: ['MEMBERS_EXACT_COUNT_LIMIT'],
     default: '`10000`',
-    meaning: 'the member list counts `pagination.total` exactly up to this many matches and estimates it above (`total_is_estimate: true`)',
+    meaning: 'a member list with a status, join-date or search filter counts `pagination.total` exactly up to this many matches and estimates it above (`total_is_estimate: true`); a list of everyone, a community or a tier is always exact',
   },
   {
     names: ['TRIBES_URL'],

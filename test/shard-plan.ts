@@ -40,6 +40,7 @@ const creator: Placement = { class: 'creator' };
 export const SHARD_PLAN: Record<string, Placement> = {
   // Distributed by creator_id and already shaped for it.
   creator_members: creator,
+  directory_totals: creator,
   creator_monthly_net: creator,
   metrics_cohorts: creator,
   metrics_days: creator,

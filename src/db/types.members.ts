@@ -22,3 +22,11 @@ export interface CommunityMembersTable {
   subscription_id: string;
   tier_id: string;
 }
+
+/** Members per directory scope (migrations/0030), kept by triggers on the two tables above. */
+export interface DirectoryTotalsTable {
+  creator_id: string;
+  /** The all-communities scope (zeros), a community or a tier. */
+  scope_id: string;
+  members: number;
+}

@@ -33,6 +33,16 @@ const cutoffOf = (now: Date) => new Date(now.getTime() - QUIET_DAYS * DAY_MS);
 const quietSince = (now: Date) => sql`((m.last_active_at is null or m.last_active_at < ${cutoffOf(now)}) and m.last_joined_at < ${cutoffOf(now)})`;
 const activeSince = (now: Date) => sql`(m.last_active_at >= ${cutoffOf(now)} or m.last_joined_at >= ${cutoffOf(now)})`;
 
+/**
+ * The scope whose total directory_totals keeps (migrations/0030) when the filter is nothing
+ * more than one scope: the creator's whole directory, a community, or a tier. Else undefined.
+ */
+function keptScope(f: DirectoryFilter): string | undefined {
+  if (f.status || f.joinedAfter || f.q !== undefined || (f.communityId && f.tierId)) return undefined;
+  return f.communityId ?? f.tierId ?? ALL_SCOPES;
+}
+const ALL_SCOPES = '00000000-0000-0000-0000-000000000000';
+
 /** A row of the directory, as read for a page or an export batch (the service presents it). */
 export interface DirectoryRow {
   member_id: string;
@@ -117,14 +127,16 @@ export function createDirectoryRepo(db: Executor) {
    * when it names one. One statement: when `ids` picks a page from an index (an index-only
    * walk, however deep), only the rows of the page are read.
    */
-  async function rowsOf(creatorId: string, ids: RawBuilder<unknown>, scope: DirectoryFilter, value: RawBuilder<unknown>, now: Date, trx: Executor) {
+  async function rowsOf(creatorId: string, ids: RawBuilder<unknown>, scope: DirectoryFilter, value: RawBuilder<unknown>, now: Date, trx: Executor, prepare = false) {
     const scoped = Boolean(scope.communityId || scope.tierId);
     const state = sql.ref(scoped ? 'c.state' : 'm.state');
     const today = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
     // The UTC day as text: a Date parameter is sent in the server's local zone, and its ::date would be that zone's day.
     const todayUtc = today.toISOString().slice(0, 10);
     const monthAgo = new Date(now.getTime() - 30 * DAY_MS);
-    const { rows } = await sql<DirectoryRow & { sort_value: string | null }>`
+    // Prepared (db/prepared.ts) when asked: planning this statement cost PostgreSQL as much as
+    // running it. Its text is fixed per filter shape (every value is a parameter).
+    const { rows } = await sql<DirectoryRow & { sort_value: string | null }>`${sql.raw(prepare ? '/*prepare:directory_rows*/ ' : '')}
       select m.member_id, p.name, p.email, p.avatar_url, ${sql.ref(scoped ? 'c.joined_at' : 'm.joined_at')} as joined_at, m.last_active_at,
              case when ${state} = 'active' and ${quietSince(now)} then 'at_risk' else ${state} end as status,
              (${value})::text as sort_value,
@@ -163,16 +175,25 @@ export function createDirectoryRepo(db: Executor) {
       const { value, order } = ordering(sort, q.joined, q.memberId);
       const where = at.after ? sql`${q.where} and ${keyset(sort, value, q.memberId, at.after)}` : q.where;
       const ids = sql`array(select ${q.memberId} from ${q.from} where ${where} order by ${order} offset ${at.offset} limit ${at.limit})`;
-      return rowsOf(creatorId, ids, f, value, now, trx);
+      // A search is planned for its term (a common one walks an index, a rare one the trigrams):
+      // one plan for every term could be either's worst.
+      return rowsOf(creatorId, ids, f, value, now, trx, f.q === undefined);
     },
 
     /**
-     * How many members match: the planner's estimate first (a millisecond at any size); when
+     * How many members match. A list of a whole scope (everyone, a community, a tier) reads
+     * its kept total (directory_totals). Otherwise the planner's estimate first (a millisecond at any size); when
      * it says the matches are few, an exact count that walks at most `cap` + 1 of them. Above
      * `cap` the total is the estimate, flagged: a count over a million rows per request would
      * cost more than the page itself.
      */
     async count(creatorId: string, f: DirectoryFilter, now: Date, cap: number, trx: Executor = db): Promise<{ total: number; estimate: boolean }> {
+      const scope = keptScope(f);
+      if (scope) {
+        const { rows } = await sql<{ n: number }>`/*prepare:directory_total*/ select coalesce(
+            (select members from directory_totals where creator_id = ${creatorId} and scope_id = ${scope}), 0)::int as n`.execute(trx);
+        return { total: rows[0]!.n, estimate: false };
+      }
       const q = matching(creatorId, f, { key: 'joined_at', desc: true }, now);
       const plan = await sql<{ 'QUERY PLAN': unknown }>`explain (format json) select 1 from ${q.from} where ${q.where}`.execute(trx);
       const raw = plan.rows[0]!['QUERY PLAN'];

@@ -865,10 +865,10 @@ describe('totals above the exact-count limit', () => {
     expect((await listMembers(capped, creator, '?limit=3&page=2')).pagination).toEqual({ page: 2, limit: 3, total: 4, pages: 2, total_is_estimate: false });
   });
 
-  it('flags the total as an estimate when more members match than the limit and the page is full, with an integer total above it and pages to match', async () => {
+  it('flags the total as an estimate when more members match a filter than the limit and the page is full, with an integer total above it and pages to match', async () => {
     const { creator, members } = await creatorWith(4);
     for (const limit of [3, 1]) {
-      const page = await listMembers(capped, creator, `?limit=${limit}`);
+      const page = await listMembers(capped, creator, `?limit=${limit}&status=active`);
       expect(page.pagination.total_is_estimate).toBe(true);
       expect(Number.isInteger(page.pagination.total)).toBe(true);
       expect(page.pagination.total).toBeGreaterThanOrEqual(CAP + 1);
@@ -876,6 +876,32 @@ describe('totals above the exact-count limit', () => {
       // The page itself is exact whatever the total says.
       expect(idsOf(page)).toEqual(members.slice(0, limit));
     }
+  });
+
+  it('says the exact total of everyone, a community or a tier above the limit, and keeps it as members join and move to another tier', async () => {
+    clock = START;
+    const creator = await createCreator(capped);
+    const { communityId, tiers } = await communityWithTiers(capped, creator, ['Basic', 'Pro']);
+    const [basic, pro] = [tiers[0]!.id, tiers[1]!.id];
+    const subscriptions: Array<{ memberId: string; id: string }> = [];
+    for (let i = 0; i < 5; i++) {
+      const memberId = await addMember(capped, { name: `Kept ${i}` });
+      subscriptions.push({ memberId, id: await mirrorSubscription(capped, creator, { communityId, tierId: basic, memberId }, { status: 'active', createdAt: ago((i + 1) / 10) }) });
+    }
+    const totals = async () => {
+      const scopes = ['', `&community_id=${communityId}`, `&tier_id=${basic}`, `&tier_id=${pro}`];
+      return Promise.all(scopes.map(async (scope) => (await listMembers(capped, creator, `?limit=1${scope}`)).pagination));
+    };
+    const exact = (total: number) => ({ page: 1, limit: 1, total, pages: total, total_is_estimate: false });
+    expect(await totals()).toEqual([exact(5), exact(5), exact(5), exact(0)]);
+    // Two move to Pro, and one more joins on Pro.
+    for (const s of subscriptions.slice(0, 2)) await mirrorSubscription(capped, creator, { communityId, tierId: pro, ...s }, { status: 'active' });
+    const late = await addMember(capped, { name: 'Kept late' });
+    await mirrorSubscription(capped, creator, { communityId, tierId: pro, memberId: late }, { status: 'active' });
+    expect(await totals()).toEqual([exact(6), exact(6), exact(3), exact(3)]);
+    // Another creator's tier is not this creator's: no members.
+    const other = await createCreator(capped);
+    expect((await listMembers(capped, other, `?limit=1&tier_id=${pro}`)).pagination).toEqual({ page: 1, limit: 1, total: 0, pages: 0, total_is_estimate: false });
   });
 
   it('counts exactly when at most the limit match, however many members the creator has', async () => {

@@ -64,7 +64,7 @@ export function membershipsRoutes(directory: DirectoryService, records: RecordSe
           tags,
           summary: 'List members',
           description:
-            "Everyone who ever subscribed (any status) to one of the creator's communities, with their subscriptions and engagement in this creator's communities only. Filters combine (AND). Default order: newest join first. Pages are read from an index whatever their depth; `pagination.total` is exact up to 10,000 matches and an estimate above (flagged by `total_is_estimate`).",
+            "Everyone who ever subscribed (any status) to one of the creator's communities, with their subscriptions and engagement in this creator's communities only. Filters combine (AND). Default order: newest join first. Pages are read from an index whatever their depth; `pagination.total` is exact for everyone, a community or a tier; with other filters exact up to 10,000 matches and an estimate above (flagged by `total_is_estimate`).",
           querystring: ListMembersQuery,
           response: {
             200: Type.Object({ success: Type.Literal(true), data: Type.Array(Type.Ref(MemberListItem), { maxItems: 100 }), pagination: MembersPagination }),
