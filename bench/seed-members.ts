@@ -9,7 +9,7 @@
  * international, some accented; "Silva" about one in twenty, a few rare names five times
  * each), ~1.2 subscriptions per member in every status and tier (a second community for
  * some, a cancel-and-rejoin for others) joined over the past year, a year of activity
- * (creator_members.last_active_at) and ~2.5 workout logs per member over the last 60 days.
+ * (member_activity.last_active_at) and ~2.5 workout logs per member over the last 60 days.
  * The directory rows are rebuilt from the subscriptions as the mirror would have written
  * them. Progress goes to stderr; the last line of stdout is the fixture as JSON.
  *
@@ -243,7 +243,7 @@ export async function seedMembers(url: string, opts: { members: number }): Promi
       // them in the last few days) or earlier since joining (25%). Churned members mostly earlier
       // (10% never, 10% recently, 80% earlier).
       // One pass over the creator's rows; the draws of a row come from a subquery evaluated per row.
-      await sql`update creator_members m set last_active_at = (
+      await sql`update member_activity x set last_active_at = (
           select case when a.bucket = 'never' then null
                       when a.bucket = 'recent' or m.joined_at > ${now}::timestamptz - interval '14 days'
                         then ${now}::timestamptz - least(interval '14 days' * a.u * a.u, (${now}::timestamptz - m.joined_at) * a.u)
@@ -252,7 +252,8 @@ export async function seedMembers(url: string, opts: { members: number }): Promi
                                when (m.state = 'churned' and r < 0.20) or (m.state <> 'churned' and r < 0.75) then 'recent'
                                else 'earlier' end as bucket
                 from (select random() as r, random() as u) d) a)
-        where m.creator_id = ${creatorId}`.execute(conn);
+        from creator_members m
+        where m.creator_id = ${creatorId} and x.creator_id = m.creator_id and x.member_id = m.member_id`.execute(conn);
       phase('set last_active_at');
 
       // Workout logs for 85% of the members active in the last 60 days: the newest at their
@@ -263,10 +264,11 @@ export async function seedMembers(url: string, opts: { members: number }): Promi
         select ${sql.raw(seqUuid(`${logBase}::bigint + 16 * d.i + j`))}, d.member_id, ${creatorId}, (${communityIds}::uuid[])[d.c1], null, t.at,
                3 + floor(random() * 10)::int, t.at
         from (
-          select p.i, m.member_id, p.c1, m.joined_at, m.last_active_at,
+          select p.i, m.member_id, p.c1, m.joined_at, x.last_active_at,
                  1 + floor(power(random(), 1.5) * 11)::int as logs, power(random(), 2) as streak_share, 1 + floor(random() * 3)::int as gap
           from creator_members m join seed_plan p on p.member_id = m.member_id
-          where m.creator_id = ${creatorId} and m.last_active_at > ${now}::timestamptz - interval '60 days' and random() < 0.85
+          join member_activity x on x.creator_id = m.creator_id and x.member_id = m.member_id
+          where m.creator_id = ${creatorId} and x.last_active_at > ${now}::timestamptz - interval '60 days' and random() < 0.85
         ) d
         cross join lateral (select greatest(1, ceil(d.streak_share * d.logs))::int as streak) s
         cross join lateral generate_series(0, d.logs - 1) as j

@@ -157,10 +157,10 @@ export async function insertLogs(
   return rows.map((r) => r.id);
 }
 
-/** Places the member's last activity with the creator (creator_members.last_active_at) where a test needs it. */
+/** Places the member's last activity with the creator (member_activity.last_active_at) where a test needs it. */
 export async function setLastActive(t: TestApp, creatorId: string, memberId: string, at: Date | null) {
   await t.database.db.transaction().execute(async (trx) => {
-    await trx.updateTable('creator_members').set({ last_active_at: at }).where('creator_id', '=', creatorId).where('member_id', '=', memberId).execute();
+    await trx.updateTable('member_activity').set({ last_active_at: at }).where('creator_id', '=', creatorId).where('member_id', '=', memberId).execute();
     // Back-dated, so older than the metrics' last fold of activity: folded now, as the mirror would.
     await t.app.metricsCounters.refresh(creatorId, memberId, trx);
   });

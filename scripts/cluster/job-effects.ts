@@ -247,7 +247,7 @@ function effects(ctx: ProofContext, p: Prepared, loadEndedAt: Date): Effect[] {
         const r = await one(
           ctx,
           `select (select coalesce(sum(active), 0)::int from metrics_days where creator_id = $1 and scope_id = $2 and day = (now() at time zone 'UTC')::date) as kept,
-                  (select count(*)::int from metrics_members m join creator_members cm on cm.creator_id = m.creator_id and cm.member_id = m.member_id
+                  (select count(*)::int from metrics_members m join member_activity cm on cm.creator_id = m.creator_id and cm.member_id = m.member_id
                     where m.creator_id = $1 and m.scope_id = $2 and (m.trialing or m.home_tier_id is not null)
                       and (cm.last_active_at at time zone 'UTC')::date = (now() at time zone 'UTC')::date) as truth`,
           [creator, ALL_SCOPES],

@@ -8,7 +8,6 @@ export interface CreatorMembersTable {
   joined_at: Date;
   last_joined_at: Date;
   state: MembershipState;
-  last_active_at: Date | null;
   name_key: string;
   search: string;
 }
@@ -29,4 +28,13 @@ export interface DirectoryTotalsTable {
   /** The all-communities scope (zeros), a community or a tier. */
   scope_id: string;
   members: number;
+}
+
+/** A member's last activity with a creator (migrations/0032), one row per directory row; written by activity/activity.ts. */
+export interface MemberActivityTable {
+  creator_id: string;
+  member_id: string;
+  last_active_at: Date | null;
+  /** The directory row's state is churned (a copy kept by a trigger). */
+  churned: boolean;
 }

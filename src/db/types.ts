@@ -11,7 +11,7 @@ import type {
   WorkoutsTable,
 } from './types.training.js';
 
-import type { CommunityMembersTable, CreatorMembersTable, DirectoryTotalsTable } from './types.members.js';
+import type { CommunityMembersTable, CreatorMembersTable, DirectoryTotalsTable, MemberActivityTable } from './types.members.js';
 import type { ChallengeDayRanksTable, ChallengeParticipantsTable, ChallengesTable } from './types.challenges.js';
 import type { FeedTables } from './types.posts.js';
 import type { MetricsTables } from './types.metrics.js';
@@ -287,6 +287,7 @@ export interface Database extends FeedTables, MetricsTables, EventTables {
   creator_members: CreatorMembersTable;
   community_members: CommunityMembersTable;
   directory_totals: DirectoryTotalsTable;
+  member_activity: MemberActivityTable;
   subscription_changes: SubscriptionChangesTable;
   challenges: ChallengesTable;
   challenge_participants: ChallengeParticipantsTable;

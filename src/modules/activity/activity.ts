@@ -3,8 +3,9 @@ import type { Executor } from '../../db/tx.js';
 
 /**
  * Member activity (DESIGN §7: a workout logged, a comment, kudos, a poll vote, a post view),
- * kept per creator × member as creator_members.last_active_at: what the directory sorts by
- * and what makes a member at risk after 14 quiet days.
+ * kept per creator × member as member_activity.last_active_at (a narrow table of its own,
+ * migrations/0032, so an activity never rewrites the wide, many-indexed directory row): what
+ * the directory sorts by and what makes a member at risk after 14 quiet days.
  *
  * Written at most once an hour per creator and member: an activity within the hour after
  * the recorded one changes nothing, so a member's busy session costs one row write, and the
@@ -23,7 +24,7 @@ export const activityIsNewer = (lastActiveAt: string, at: string): string =>
  * statement (the post views). A member with no subscription to the creator has no row and
  * nothing is recorded.
  */
-export const recordActivities = (rows: RawBuilder<unknown>) => sql`update creator_members m set last_active_at = x.at
+export const recordActivities = (rows: RawBuilder<unknown>) => sql`update member_activity m set last_active_at = x.at
   from (${rows}) x
   where m.creator_id = x.creator_id and m.member_id = x.member_id and ${sql.raw(activityIsNewer('m.last_active_at', 'x.at'))}`;
 

@@ -25,13 +25,15 @@ const DAY_MS = 86_400_000;
 
 /**
  * Inactivity counts from the last activity, or the latest (re)joining if that is later
- * (`m` = creator_members): greatest(last_active_at, last_joined_at) before the cutoff, spelled
+ * (`m` = creator_members, `a` = member_activity): greatest(last_active_at, last_joined_at) before the cutoff, spelled
  * per column so the planner estimates it from each column's statistics (the total of a long
  * list is that estimate).
  */
 const cutoffOf = (now: Date) => new Date(now.getTime() - QUIET_DAYS * DAY_MS);
-const quietSince = (now: Date) => sql`((m.last_active_at is null or m.last_active_at < ${cutoffOf(now)}) and m.last_joined_at < ${cutoffOf(now)})`;
-const activeSince = (now: Date) => sql`(m.last_active_at >= ${cutoffOf(now)} or m.last_joined_at >= ${cutoffOf(now)})`;
+const quietSince = (now: Date) => sql`((a.last_active_at is null or a.last_active_at < ${cutoffOf(now)}) and m.last_joined_at < ${cutoffOf(now)})`;
+const activeSince = (now: Date) => sql`(a.last_active_at >= ${cutoffOf(now)} or m.last_joined_at >= ${cutoffOf(now)})`;
+/** A member's activity row (migrations/0032: one per directory row), `a` beside `m`. */
+const ACTIVITY = sql`join member_activity a on a.creator_id = m.creator_id and a.member_id = m.member_id`;
 
 /**
  * The scope whose total directory_totals keeps (migrations/0030) when the filter is nothing
@@ -86,12 +88,15 @@ export function createDirectoryRepo(db: Executor) {
     if (f.status === 'active') conditions.push(sql`(${state} = 'active' and ${activeSince(now)})`);
     if (f.joinedAfter) conditions.push(sql`${joined} > ${f.joinedAfter}`);
     if (f.q) conditions.push(sql`m.search like fold(${containsPattern(f.q)})`);
-    // The community rows alone answer a scoped list by join date with no activity rule or search.
-    const needsMember = !scoped || f.q !== undefined || f.status === 'active' || f.status === 'at_risk' || sort.key !== 'joined_at';
+    // The community rows alone answer a scoped list by join date with no activity rule or search;
+    // activity is joined only for an activity rule or order.
+    const needsActivity = f.status === 'active' || f.status === 'at_risk' || sort.key === 'last_active_at';
+    const needsMember = !scoped || f.q !== undefined || needsActivity || sort.key !== 'joined_at';
+    const activity = needsActivity ? ACTIVITY : sql``;
     const from = !scoped
-      ? sql`creator_members m`
+      ? sql`creator_members m ${activity}`
       : needsMember
-        ? sql`community_members c join creator_members m on m.creator_id = c.creator_id and m.member_id = c.member_id`
+        ? sql`community_members c join creator_members m on m.creator_id = c.creator_id and m.member_id = c.member_id ${activity}`
         : sql`community_members c`;
     const memberId = sql.ref(scoped ? 'c.member_id' : 'm.member_id');
     return { from, where: sql.join(conditions, sql` and `), joined, memberId };
@@ -103,7 +108,7 @@ export function createDirectoryRepo(db: Executor) {
     if (sort.key === 'joined_at') return { value: joined, order: sql`${joined} ${dir}, ${memberId} ${dir}` };
     if (sort.key === 'name') return { value: sql`m.name_key collate "C"`, order: sql`m.name_key collate "C" ${dir}, ${memberId} ${dir}` };
     // Members never active come last newest-first, first oldest-first (the index's order read either way).
-    return { value: sql`m.last_active_at`, order: sql`m.last_active_at ${dir} nulls ${sql.raw(sort.desc ? 'last' : 'first')}, ${memberId} ${dir}` };
+    return { value: sql`a.last_active_at`, order: sql`a.last_active_at ${dir} nulls ${sql.raw(sort.desc ? 'last' : 'first')}, ${memberId} ${dir}` };
   }
 
   /** Rows strictly after `after` in the sort's order (keyset, for the export). */
@@ -137,7 +142,7 @@ export function createDirectoryRepo(db: Executor) {
     // Prepared (db/prepared.ts) when asked: planning this statement cost PostgreSQL as much as
     // running it. Its text is fixed per filter shape (every value is a parameter).
     const { rows } = await sql<DirectoryRow & { sort_value: string | null }>`${sql.raw(prepare ? '/*prepare:directory_rows*/ ' : '')}
-      select m.member_id, p.name, p.email, p.avatar_url, ${sql.ref(scoped ? 'c.joined_at' : 'm.joined_at')} as joined_at, m.last_active_at,
+      select m.member_id, p.name, p.email, p.avatar_url, ${sql.ref(scoped ? 'c.joined_at' : 'm.joined_at')} as joined_at, a.last_active_at,
              case when ${state} = 'active' and ${quietSince(now)} then 'at_risk' else ${state} end as status,
              (${value})::text as sort_value,
              (select count(*)::int from workout_logs l
@@ -158,6 +163,7 @@ export function createDirectoryRepo(db: Executor) {
               where cm.creator_id = m.creator_id and cm.member_id = m.member_id) as subscriptions
       from unnest(${ids}::uuid[]) with ordinality as x(member_id, n)
       join creator_members m on m.creator_id = ${creatorId} and m.member_id = x.member_id
+      ${ACTIVITY}
       join members p on p.id = x.member_id
       ${scoped ? sql`join community_members c on c.creator_id = m.creator_id and c.member_id = m.member_id and ${scope.communityId ? sql`c.community_id = ${scope.communityId}` : sql`c.tier_id = ${scope.tierId}`}` : sql``}
       order by x.n`.execute(trx);

@@ -367,7 +367,7 @@ describe('large exports', () => {
     // 150 share one name (ties in name order across the edge ascending); two in three were active, many at the same instant.
     await sql`update members set name = 'Tie Name' where id = any(${ids.slice(0, 150)}::uuid[])`.execute(t.database.db);
     await createMembershipRepo().rebuild(creator.id, t.database.db);
-    await sql`update creator_members m set last_active_at = ${ago(0)}::timestamptz - (x.n % 40) * interval '1 hour'
+    await sql`update member_activity m set last_active_at = ${ago(0)}::timestamptz - (x.n % 40) * interval '1 hour'
       from unnest(${ids}::uuid[]) with ordinality as x(id, n)
       where m.creator_id = ${creator.id} and m.member_id = x.id and x.n % 3 <> 0`.execute(t.database.db);
 
@@ -388,7 +388,7 @@ describe('large exports', () => {
     const creator = await createCreator(t);
     const at = await place(creator, 'Edges');
     const ids = await addMembersInBulk(t, creator, at, 9, { joinedAt: ago(1), stepMs: 1000, tieEvery: 3 });
-    await sql`update creator_members m set last_active_at = case when x.n in (2, 3, 5) then null else ${ago(0)}::timestamptz - (x.n % 2) * interval '1 hour' end
+    await sql`update member_activity m set last_active_at = case when x.n in (2, 3, 5) then null else ${ago(0)}::timestamptz - (x.n % 2) * interval '1 hour' end
       from unnest(${ids}::uuid[]) with ordinality as x(id, n)
       where m.creator_id = ${creator.id} and m.member_id = x.id`.execute(t.database.db);
     const service = exporter();

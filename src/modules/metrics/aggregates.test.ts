@@ -220,7 +220,7 @@ describe('the counters the mirror keeps', () => {
         const w = windowAt(NOW);
         const check = async () => {
           for (const scope of [null, a.id, b.id]) {
-            const { rows } = await sql<{ n: number }>`select count(*)::int as n from creator_members cm
+            const { rows } = await sql<{ n: number }>`select count(*)::int as n from member_activity cm
               where cm.creator_id = ${creator.id} and cm.last_active_at > ${w.from} and exists (
                 select 1 from subscriptions s where s.creator_id = cm.creator_id and s.member_id = cm.member_id and s.status <> 'canceled'
                   and (${scope}::uuid is null or s.community_id = ${scope}::uuid))`.execute(t.database.db);

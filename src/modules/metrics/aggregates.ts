@@ -78,9 +78,9 @@ export function createMetricsAggregates({ now = () => new Date() }: { now?: () =
         old_sp as materialized (
           select scope_id, started_at, ended_at, last from metrics_spells where creator_id = ${creatorId} and member_id = ${memberId}
         ),
-        -- Read after the member's directory row was locked by the mirror: activity cannot move meanwhile.
+        -- Read after the mirror locked the member's directory and activity rows: activity cannot move meanwhile.
         active as materialized (
-          select (last_active_at at time zone 'UTC')::date as day from creator_members where creator_id = ${creatorId} and member_id = ${memberId}
+          select (last_active_at at time zone 'UTC')::date as day from member_activity where creator_id = ${creatorId} and member_id = ${memberId}
         ),
         new_m as materialized (
           select v.scope_id, v.trialing, v.home_tier_id, v.tier_mrr, v.tier_active, (select min(n.started_at) from new_sp n where n.scope_id = v.scope_id) as first_started_at,

@@ -86,7 +86,7 @@ export async function foldActivity(creatorId: string, foldedAt: Date, trx: Execu
       select coalesce(activity_folded_at - ${FOLD_MARGIN}, '-infinity') as t from metrics_scopes where creator_id = ${creatorId} and scope_id = ${ALL}
     ),
     recent as (
-      select member_id, (last_active_at at time zone 'UTC')::date as day from creator_members
+      select member_id, (last_active_at at time zone 'UTC')::date as day from member_activity
       where creator_id = ${creatorId} and last_active_at > (select t from since)
     ),
     changed as materialized (

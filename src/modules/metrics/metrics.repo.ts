@@ -110,22 +110,22 @@ export function createMetricsRepo(db: Db) {
         .executeTakeFirst();
       if (!folded) return 0;
       const since = folded.since ?? new Date(0);
-      // Creator-wide, the directory row says whether the member is live (the mirror writes both in one
-      // transaction), so the partial day is counted from an index alone; in a community, per member.
+      // Creator-wide, the activity row says whether the member is live (a copy of the directory's
+      // state, migrations/0032), so the partial day is counted from an index alone; in a community, per member.
       const live = scope.communityId
         ? sql`exists (select 1 from metrics_members m where m.creator_id = cm.creator_id and m.scope_id = ${sid} and m.member_id = cm.member_id
                         and (m.trialing or m.home_tier_id is not null))`
-        : sql`cm.state <> 'churned'`;
+        : sql`not cm.churned`;
       const { rows } = await sql<{ n: number }>`
         with recent as materialized (
-          select cm.last_active_at as at, m.active_day from creator_members cm
+          select cm.last_active_at as at, m.active_day from member_activity cm
           join metrics_members m on m.creator_id = cm.creator_id and m.scope_id = ${sid} and m.member_id = cm.member_id
           where cm.creator_id = ${scope.creatorId} and cm.last_active_at > ${since} and (m.trialing or m.home_tier_id is not null)
         )
         select ((select coalesce(sum(active), 0) from metrics_days where creator_id = ${scope.creatorId} and scope_id = ${sid} and day > ${d0}::date)
                 - (select count(*) from recent where active_day > ${d0}::date)
                 + (select count(*) from recent where at >= ${edge})
-                + (select count(*) from creator_members cm
+                + (select count(*) from member_activity cm
                    where cm.creator_id = ${scope.creatorId} and cm.last_active_at > ${w.from} and cm.last_active_at < ${edge} and ${live}))::int as n`.execute(trx);
       return rows[0]!.n;
     },

@@ -31,7 +31,7 @@ async function computeFresh(creatorId: string, activity: 'current' | 'folded', t
     from metrics_member_source v
     left join (select scope_id, member_id, min(started_at) as first_started_at from fresh_spells group by scope_id, member_id) f
       on f.scope_id = v.scope_id and f.member_id = v.member_id
-    left join creator_members cm on cm.creator_id = v.creator_id and cm.member_id = v.member_id
+    left join member_activity cm on cm.creator_id = v.creator_id and cm.member_id = v.member_id
     left join metrics_members k on k.creator_id = v.creator_id and k.scope_id = v.scope_id and k.member_id = v.member_id
     where v.creator_id = ${creatorId}`.execute(trx);
   await sql`analyze fresh_spells`.execute(trx);

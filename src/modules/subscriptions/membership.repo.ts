@@ -25,6 +25,8 @@ export function createMembershipRepo() {
         returning member_id`.execute(trx);
       if (created.rows.length === 0) {
         await sql`select 1 from creator_members where creator_id = ${creatorId} and member_id = ${memberId} for update`.execute(trx);
+        // Activity, too, holds still until this change commits (the metrics counters read it).
+        await sql`select 1 from member_activity where creator_id = ${creatorId} and member_id = ${memberId} for update`.execute(trx);
         await sql`update creator_members c
           set joined_at = v.joined_at, last_joined_at = v.last_joined_at, state = v.state, name_key = v.name_key, search = v.search
           from creator_membership_source v

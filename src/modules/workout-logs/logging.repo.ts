@@ -132,7 +132,7 @@ with logs as (
   where h.value is null or b.value > h.value
 ), active as (
   -- The member's activity in the creator's communities (activity/activity.ts), at most once an hour.
-  update creator_members m set last_active_at = l.created_at
+  update member_activity m set last_active_at = l.created_at
   from written w join logs l on l.n = w.n join place p on p.n = w.n
   where m.creator_id = p.creator_id and m.member_id = l.member_id and ${activityIsNewer('m.last_active_at', 'l.created_at')}
 ), ${SCORE_NEW_LOGS}, records as (
