@@ -679,6 +679,19 @@ describe('engagement', () => {
     expect(await streak()).toBe(0);
   });
 
+  it('counts a streak longer than a month to its first day, however much came before its gap', async () => {
+    clock = new Date('2026-06-15T12:00:00Z');
+    const { creator, communityId, basic } = await creatorWithCommunity();
+    const member = await createMember(t);
+    await join(creator, basic, member.id, 'active', 200);
+    const [exercise] = await catalogExercises(t, 1);
+    const dayAt = (daysAgo: number) => new Date(Date.parse('2026-06-15T08:00:00Z') - daysAgo * 86_400_000).toISOString();
+    // 45 days in a row through today, a gap, and an older run of 5.
+    for (let d = 0; d < 45; d++) await logWorkout(t, member, { communityId, performedAt: dayAt(d) }, exercise);
+    for (let d = 46; d < 51; d++) await logWorkout(t, member, { communityId, performedAt: dayAt(d) }, exercise);
+    expect((await listMembers(t, creator)).data[0]!.engagement.streak_days).toBe(45);
+  });
+
   it('gives a streak of 0 when the last workout was two days ago, and counts only this creator’s logs', async () => {
     clock = START;
     const creator = await createCreator(t);
