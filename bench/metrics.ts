@@ -12,9 +12,9 @@
  * and ~1% refunds; BENCH_PAYMENTS=0 skips them). Computes the metrics' counters as
  * reconciliation does (timed; on a kept database, a check that finds nothing to fix). Fills the daily history once with the job
  * itself (src/modules/metrics/history.ts, off in the bench server), timed: the last
- * BENCH_HISTORY_DAYS days (default 30: the job pairs every day with every subscription, ~5 min
- * at 1M; 90 fills history_90's whole range, ~3x that; 0 = everything the job would backfill,
- * up to 90 days), anchored by one computed row per scope the day before. Starts the real
+ * BENCH_HISTORY_DAYS days (default 30; 90 fills history_90's whole range; 0 = everything the
+ * job would backfill, up to 90 days: one pass over each scope's subscriptions whatever the
+ * days, history-pass.ts), anchored by one computed row per scope the day before. Starts the real
  * server on it as a child process, probes each route once (200 and the shape), then drives
  * each scenario with autocannon at every count of BENCH_CONNECTIONS, each after a warm-up
  * (BENCH_WARMUP s):
@@ -124,8 +124,8 @@ function scenarios(f: Fixture, now: Date): Scenario[] {
 /**
  * Runs the history job once for the creator, timed. With `days` > 0 each scope without rows
  * first gets the day before the window, computed by the job's own query, so the job's catch-up
- * (after the last row) starts there: the full backfill pairs every day with every subscription
- * of the scope, which is what gets too slow to wait for at full size.
+ * (after the last row) starts there, and the backfill covers the BENCH_HISTORY_DAYS asked for.
+ * Each anchor is one pass of its own, so the anchors cost about what the run does.
  */
 async function fillHistory(url: string, creatorId: string, days: number) {
   const { db, close } = connectPostgres({ url, poolMax: 1, statementTimeoutMs: 3_600_000 });

@@ -252,6 +252,8 @@ export interface SubscriptionChangesTable {
   cancel_at_period_end: boolean;
   tier_id: string;
   price_cents: number;
+  /** Recorded from migration 0031 on; null before. */
+  billing_period: BillingPeriod | null;
   current_period_end: Date | null;
 }
 

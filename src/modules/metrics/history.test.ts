@@ -175,8 +175,8 @@ describe('metrics history from the first minute', () => {
   it('computes on a read only the most recent days its budget allows, leaving the rest to the job', async () => {
     clock = new Date('2026-06-15T12:00:00Z');
     const { creator } = await week();
-    // 3 subscriptions and a budget of 7 subscription-days: the two most recent missing days.
-    const small = createMetricsHistory({ db: t.database.db, now: () => clock, readBackfillPairs: 7 });
+    // 3 subscriptions and a budget of 5: room for the two most recent missing days.
+    const small = createMetricsHistory({ db: t.database.db, now: () => clock, readBackfillCost: 5 });
     expect(await small.backfill({ creatorId: creator.id }, '2026-06-01', '2026-06-15')).toEqual({ written: 2, left: 4 });
     expect(await stored(creator.id)).toEqual(['2026-06-13', '2026-06-14']);
     expect((await t.app.metricsHistory.run({ creatorId: creator.id })).written).toBe(4 + 6);

@@ -61,10 +61,10 @@ export function createMembershipRepo() {
           set joined_at = excluded.joined_at, state = excluded.state, subscription_id = excluded.subscription_id, tier_id = excluded.tier_id`.execute(trx);
     },
 
-    /** One line of a subscription's history: the state the mirror just wrote. */
+    /** One line of a subscription's history: the state the mirror just wrote (its price and period: the metrics history's past MRR). */
     async recordChange(creatorId: string, subscriptionId: string, trx: Executor) {
-      await sql`insert into subscription_changes (id, creator_id, subscription_id, status, cancel_at_period_end, tier_id, price_cents, current_period_end)
-        select ${newId()}, creator_id, id, status, cancel_at_period_end, tier_id, price_cents, current_period_end
+      await sql`insert into subscription_changes (id, creator_id, subscription_id, status, cancel_at_period_end, tier_id, price_cents, billing_period, current_period_end)
+        select ${newId()}, creator_id, id, status, cancel_at_period_end, tier_id, price_cents, billing_period, current_period_end
         from subscriptions where creator_id = ${creatorId} and id = ${subscriptionId}`.execute(trx);
     },
   };
