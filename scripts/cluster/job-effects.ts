@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { ALL_COMMUNITIES } from '../../src/modules/metrics/counters.js';
 import { sleep } from '../../test/crash/server.js';
 import type { ProofContext } from './context.js';
 import { loadMembers, spareMembers } from './context.js';
@@ -21,7 +22,6 @@ import { call, created, until } from './setup.js';
  * - idempotency purge: keys past the TTL gone, the others kept.
  */
 
-const ALL_SCOPES = '00000000-0000-0000-0000-000000000000';
 const HISTORY_DAYS = 3;
 
 export interface Prepared {
@@ -242,7 +242,7 @@ function effects(ctx: ProofContext, p: Prepared, loadEndedAt: Date): Effect[] {
     },
     {
       job: 'metrics fold',
-      done: async () => (await one(ctx, `select activity_folded_at > $2 as f from metrics_scopes where creator_id = $1 and scope_id = $3`, [creator, loadEndedAt, ALL_SCOPES]))?.f === true,
+      done: async () => (await one(ctx, `select activity_folded_at > $2 as f from metrics_scopes where creator_id = $1 and scope_id = $3`, [creator, loadEndedAt, ALL_COMMUNITIES]))?.f === true,
       count: async () => {
         const r = await one(
           ctx,
@@ -250,7 +250,7 @@ function effects(ctx: ProofContext, p: Prepared, loadEndedAt: Date): Effect[] {
                   (select count(*)::int from metrics_members m join member_activity cm on cm.creator_id = m.creator_id and cm.member_id = m.member_id
                     where m.creator_id = $1 and m.scope_id = $2 and (m.trialing or m.home_tier_id is not null)
                       and (cm.last_active_at at time zone 'UTC')::date = (now() at time zone 'UTC')::date) as truth`,
-          [creator, ALL_SCOPES],
+          [creator, ALL_COMMUNITIES],
         );
         return {
           detail: `today's active count ${r.kept}, live members active today ${r.truth}`,

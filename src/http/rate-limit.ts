@@ -119,8 +119,9 @@ const ADDRESS_COUNTERS = 20_000;
  * guessing keys is limited per address. Because junk keys count against their address and
  * principals have a store of their own, junk can create at most one counter per address it
  * controls and can never evict a creator's or member's counter from the in-memory LRU.
+ *
+ * Answers the Redis connection it counts in (REDIS_URL), for the read routing's pins to share.
  */
-/** Answers the Redis connection it counts in (REDIS_URL), for the read routing's pins to share. */
 export async function registerRateLimit(app: FastifyInstance, config: Pick<Config, 'rateLimit'>): Promise<{ redis?: Redis }> {
   const redis = config.rateLimit.redisUrl
     ? new Redis(config.rateLimit.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { containsPattern } from '../../db/like.js';
+import { ALL_COMMUNITIES } from '../metrics/counters.js';
 import type { Executor } from '../../db/tx.js';
 import type { MembershipState, SubscriptionStatus } from '../../db/types.js';
 
@@ -41,9 +42,8 @@ const ACTIVITY = sql`join member_activity a on a.creator_id = m.creator_id and a
  */
 function keptScope(f: DirectoryFilter): string | undefined {
   if (f.status || f.joinedAfter || f.q !== undefined || (f.communityId && f.tierId)) return undefined;
-  return f.communityId ?? f.tierId ?? ALL_SCOPES;
+  return f.communityId ?? f.tierId ?? ALL_COMMUNITIES;
 }
-const ALL_SCOPES = '00000000-0000-0000-0000-000000000000';
 
 /** A row of the directory, as read for a page or an export batch (the service presents it). */
 export interface DirectoryRow {
