@@ -1,4 +1,5 @@
 /** Tables of the member directory (migrations/0013_memberships.sql), kept by the mirror (subscriptions/membership.repo.ts). */
+import type { ColumnType } from 'kysely';
 
 export type MembershipState = 'active' | 'trial' | 'at_risk' | 'churned';
 
@@ -10,6 +11,11 @@ export interface CreatorMembersTable {
   state: MembershipState;
   name_key: string;
   search: string;
+  /**
+   * The list's subscriptions, one per community (migrations/0035): community_id, tier_id,
+   * status, joined_at (ISO 8601, UTC, milliseconds); the tier's name is read at the list.
+   */
+  subscriptions: ColumnType<Array<{ community_id: string; tier_id: string; status: string; joined_at: string }>, string | undefined, string>;
 }
 
 export interface CommunityMembersTable {

@@ -58,8 +58,16 @@ export interface DirectoryRow {
   workouts_completed_30d: number;
   posts_count_30d: number;
   streak_days: number;
+  /** One per community (creator_members.subscriptions, migrations/0035); joined_at as the API writes it (ISO 8601, UTC, ms). */
   subscriptions: Array<{ community_id: string; tier_id: string; tier_name: string; status: SubscriptionStatus; joined_at: string }>;
 }
+
+/** A row as the statement answers it: subscriptions without their tier's name, the names beside the first row. */
+type StoredRow = Omit<DirectoryRow, 'subscriptions'> & {
+  sort_value: string | null;
+  subscriptions: Array<Omit<DirectoryRow['subscriptions'][number], 'tier_name'> & { tier_name?: string }>;
+  tier_names: Record<string, string> | null;
+};
 
 /** Where a page or batch starts after (keyset): the last row's sort value and id. */
 export interface After {
@@ -141,7 +149,7 @@ export function createDirectoryRepo(db: Executor) {
     const monthAgo = new Date(now.getTime() - 30 * DAY_MS);
     // Prepared (db/prepared.ts) when asked: planning this statement cost PostgreSQL as much as
     // running it. Its text is fixed per filter shape (every value is a parameter).
-    const { rows } = await sql<DirectoryRow & { sort_value: string | null }>`${sql.raw(prepare ? '/*prepare:directory_rows*/ ' : '')}
+    const { rows } = await sql<StoredRow>`${sql.raw(prepare ? '/*prepare:directory_rows*/ ' : '')}
       select m.member_id, p.name, p.email, p.avatar_url, ${sql.ref(scoped ? 'c.joined_at' : 'm.joined_at')} as joined_at, a.last_active_at,
              case when ${state} = 'active' and ${quietSince(now)} then 'at_risk' else ${state} end as status,
              (${value})::text as sort_value,
@@ -157,17 +165,20 @@ export function createDirectoryRepo(db: Executor) {
                 from (select distinct (l.performed_at at time zone 'UTC')::date as day from workout_logs l
                       where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at < ${new Date(today.getTime() + DAY_MS)}) d
               ) r where r.top >= ${todayUtc}::date - 1 and r.day + r.k = r.top) as streak_days,
-             (select coalesce(json_agg(json_build_object('community_id', cm.community_id, 'tier_id', cm.tier_id, 'tier_name', t.name,
-                                                         'status', s.status, 'joined_at', cm.joined_at) order by cm.joined_at, cm.community_id), '[]')
-              from community_members cm join subscriptions s on s.id = cm.subscription_id join tiers t on t.id = cm.tier_id
-              where cm.creator_id = m.creator_id and cm.member_id = m.member_id) as subscriptions
+             m.subscriptions,
+             -- The names of the creator's tiers, read once per statement (an init plan) and sent
+             -- with the first row only: the subscriptions copied into the row name their tier by id,
+             -- since a creator may rename a tier.
+             case when x.n = 1 then (select jsonb_object_agg(t.id, t.name) from tiers t where t.creator_id = ${creatorId}) end as tier_names
       from unnest(${ids}::uuid[]) with ordinality as x(member_id, n)
       join creator_members m on m.creator_id = ${creatorId} and m.member_id = x.member_id
       ${ACTIVITY}
       join members p on p.id = x.member_id
       ${scoped ? sql`join community_members c on c.creator_id = m.creator_id and c.member_id = m.member_id and ${scope.communityId ? sql`c.community_id = ${scope.communityId}` : sql`c.tier_id = ${scope.tierId}`}` : sql``}
       order by x.n`.execute(trx);
-    return rows;
+    const names = rows[0]?.tier_names ?? {};
+    for (const r of rows) for (const sub of r.subscriptions) sub.tier_name = names[sub.tier_id] ?? '';
+    return rows as Array<DirectoryRow & { sort_value: string | null }>;
   }
 
   return {

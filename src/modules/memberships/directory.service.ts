@@ -1,7 +1,7 @@
 import { AppError } from '../../http/errors.js';
 import { EARLIEST_DAY, instantInRange, LATEST_DAY } from '../../http/dates.js';
 import { offsetOf } from '../../http/pagination.js';
-import { iso, isoOrNull } from '../../db/tx.js';
+import { isoOrNull } from '../../db/tx.js';
 import type { DirectoryFilter, DirectoryRepo, DirectoryRow, DirectorySort, SortKey } from './directory.repo.js';
 import type { ExportMembersQuery, ListMembersQuery } from './memberships.schemas.js';
 
@@ -20,7 +20,8 @@ export function presentMember(r: DirectoryRow) {
     name: r.name,
     email: r.email,
     avatar_url: r.avatar_url,
-    subscriptions: r.subscriptions.map((s) => ({ community_id: s.community_id, tier_id: s.tier_id, tier_name: s.tier_name, status: s.status, joined_at: iso(s.joined_at) })),
+    // Already in the answer's shape (migrations/0035 writes joined_at as the API does).
+    subscriptions: r.subscriptions,
     engagement: {
       last_active_at: isoOrNull(r.last_active_at),
       workouts_completed_30d: r.workouts_completed_30d,

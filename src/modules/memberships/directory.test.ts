@@ -184,6 +184,22 @@ describe('filters', () => {
     // One entry for the community: the subscription that counts now, joined when the member first came.
     expect(row!.subscriptions).toEqual([{ community_id: communityId, tier_id: pro.tierId, tier_name: 'Pro', status: 'active', joined_at: ago(20).toISOString() }]);
   });
+
+  it("shows a subscription's status as it is now and its tier under the name it has now, also when the member's state and tier stay", async () => {
+    clock = START;
+    const { creator, communityId, basic } = await creatorWithCommunity();
+    const member = await addMember(t);
+    const id = await join(creator, basic, member, 'incomplete', 2);
+    // Churned before and after: only the subscription's own status moves.
+    await mirrorSubscription(t, creator, { ...basic, memberId: member, id }, { status: 'incomplete_expired', createdAt: ago(2) });
+    const renamed = await t.app.inject({ method: 'PATCH', url: `/api/v1/tiers/${basic.tierId}`, headers: creator.headers, payload: { name: 'Básico' } });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+
+    const expected = [{ community_id: communityId, tier_id: basic.tierId, tier_name: 'Básico', status: 'incomplete_expired', joined_at: ago(2).toISOString() }];
+    expect((await listMembers(t, creator)).data[0]!.subscriptions).toEqual(expected);
+    expect((await listMembers(t, creator, `?status=churned&tier_id=${basic.tierId}`)).data[0]!.subscriptions).toEqual(expected);
+    expect(json(await getMemberRecord(t, creator, member)).data.subscriptions[0]).toMatchObject({ tier_name: 'Básico' });
+  });
 });
 
 describe('status (DESIGN §7)', () => {

@@ -1,0 +1,45 @@
+-- The member list's read model (issue #32): each directory row carries its member's
+-- subscriptions, one element per community, as the list shows them. A page used to build that
+-- list per member at every read (community_members, subscriptions and tiers joined and
+-- aggregated: ~60 % of PostgreSQL's time for a page of 50); now it is read with the row.
+--
+-- An element: {community_id, tier_id, status, joined_at}, ordered by joined_at then
+-- community_id. The subscription that counts per community is community_members' (a live one,
+-- the latest if several, else the latest); joined_at is the first join to that community,
+-- written as the API writes instants (UTC, milliseconds, `Z`) whatever the writer's time zone.
+-- The tier's name is not copied: a creator may rename a tier, and the list reads the names of
+-- the creator's tiers once per page instead.
+--
+-- Written where every other column of the row is: from creator_membership_source, by the
+-- mirror's refresh on every subscription change (in the change's transaction) and by rebuilds.
+alter table creator_members add column subscriptions jsonb not null default '[]';
+
+create or replace view creator_membership_source as
+select s.creator_id, s.member_id,
+       min(s.created_at) as joined_at,
+       max(s.created_at) as last_joined_at,
+       membership_state(bool_or(subscription_live(s.status)), bool_or(s.status = 'trialing'), bool_or(s.status = 'active'),
+                        bool_or(s.status = 'past_due' or (s.status = 'active' and s.cancel_at_period_end))) as state,
+       fold(min(m.name)) as name_key,
+       fold(min(m.name)) || E'\n' || fold(min(m.email)) as search,
+       (select coalesce(jsonb_agg(jsonb_build_object(
+                 'community_id', c.community_id, 'tier_id', c.tier_id, 'status', cs.status,
+                 'joined_at', to_char(c.joined_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+               order by c.joined_at, c.community_id), '[]'::jsonb)
+        from community_membership_source c join subscriptions cs on cs.id = c.subscription_id
+        where c.creator_id = s.creator_id and c.member_id = s.member_id) as subscriptions
+from subscriptions s join members m on m.id = s.member_id
+group by s.creator_id, s.member_id;
+
+-- The rows written before this migration, in one statement.
+update creator_members cm set subscriptions = v.subscriptions
+from (
+  select c.creator_id, c.member_id,
+         jsonb_agg(jsonb_build_object(
+           'community_id', c.community_id, 'tier_id', c.tier_id, 'status', s.status,
+           'joined_at', to_char(c.joined_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+         order by c.joined_at, c.community_id) as subscriptions
+  from community_members c join subscriptions s on s.id = c.subscription_id
+  group by c.creator_id, c.member_id
+) v
+where cm.creator_id = v.creator_id and cm.member_id = v.member_id;
