@@ -11,7 +11,7 @@ import { runSchemaName } from './helpers.js';
  * `drop`, and by the run's teardown), a fresh embedded one otherwise. Unlike the run's
  * database, no other test file creates tables in it.
  */
-export async function freshDatabase(purpose: string, poolMax = 2): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
+export async function freshDatabase(purpose: string, poolMax = 2, statementTimeoutMs = 60_000): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
   const postgresUrl = inject('postgresUrl');
   if (!postgresUrl) return { handle: await openPglite({}), drop: async () => {} };
   const schema = runSchemaName(purpose);
@@ -22,7 +22,7 @@ export async function freshDatabase(purpose: string, poolMax = 2): Promise<{ han
   const url = new URL(base);
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
-    handle: connectPostgres({ url: url.toString(), poolMax, statementTimeoutMs: 60_000 }),
+    handle: connectPostgres({ url: url.toString(), poolMax, statementTimeoutMs }),
     drop: async () => {
       await admin.db.schema.dropSchema(schema).cascade().execute();
       await admin.close();

@@ -39,6 +39,11 @@ export async function migrateToLatest(db: Db, dir = MIGRATIONS_DIR): Promise<str
   // every file applied.
   const { error, results }: MigrationResultSet = await retryingCatalogRaces(() => db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(conn);
+    // A migration that rewrites a large table (0032 and 0035 touch every directory row: seconds
+    // at a million members) must not be cut off by the requests' statement timeout
+    // (DATABASE_STATEMENT_TIMEOUT_MS), which this pooled connection carries. Reset afterwards,
+    // back to the connection's own default, before the pool hands it to a request.
+    await sql`set statement_timeout = 0`.execute(conn);
     try {
       // Name the schema explicitly: otherwise Kysely counts its bookkeeping tables as present
       // when they exist in any schema of the database, not the one being migrated.
@@ -48,6 +53,7 @@ export async function migrateToLatest(db: Db, dir = MIGRATIONS_DIR): Promise<str
       // branches numbering in parallel) is applied rather than refused.
       return await new Migrator({ db: conn, provider: new SqlFileMigrationProvider(dir), migrationTableSchema, allowUnorderedMigrations: true }).migrateToLatest();
     } finally {
+      await sql`reset statement_timeout`.execute(conn);
       await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(conn);
     }
   }));
