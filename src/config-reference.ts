@@ -1,13 +1,13 @@
 /**
  * Every environment variable the code reads, with its default and meaning: the source of the
- * README's configuration table (`npm run readme:tables` writes it). test/readme-tables.test.ts fails
- * when the README's table differs, when code reads a variable missing here (or nothing reads
+ * configuration table in docs/operations.md (`npm run readme:tables` writes it). test/readme-tables.test.ts
+ * fails when that table differs, when code reads a variable missing here (or nothing reads
  * one listed), and when setting a variable to the default written here changes the config.
  */
 export interface EnvironmentVariable {
   /** One name, or a few documented together (a host and its port). */
   names: readonly [string, ...string[]];
-  /** As the README shows it (markdown): a `literal`, or unset / generated / off. */
+  /** As docs/operations.md shows it (markdown): a `literal`, or unset / generated / off. */
   default: string;
   /** One line, markdown. */
   meaning: string;

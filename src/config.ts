@@ -5,7 +5,7 @@ export { ConfigError, type CorsConfig, type LogFormat, type ProcessorConfig };
 /**
  * Typed configuration, read once from the environment and validated at start.
  * Every variable the code reads is listed, with its default and meaning, in
- * src/config-reference.ts (the README's table is generated from it; a test checks both).
+ * src/config-reference.ts (docs/operations.md's table is generated from it; a test checks both).
  */
 export interface Config {
   host: string;

@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT } from '../src/config-reference.js';
 import { loadConfig } from '../src/config.js';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { handledEventTypes, regenerate, renderConfigTable, sectionOf, staleSections } from '../scripts/readme/tables.js';
+import { BENCH_GOALS } from '../bench/goals.js';
+import { GENERATED_FILES, GENERATED_SECTIONS, handledEventTypes, readPage, regenerate, renderBenchGoals, renderConfigTable, sectionOf, staleSections } from '../scripts/readme/tables.js';
 
-const readme = () => fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+const operations = () => readPage('docs/operations.md');
 
 function filesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
@@ -37,24 +38,36 @@ function variablesTheCodeReads(): Set<string> {
   return names;
 }
 
-const fix = 'Run `npm run readme:tables` to regenerate the README from the code.';
+const fix = 'Run `npm run readme:tables` to regenerate the documentation from the code.';
 
-describe("the README's generated parts", () => {
-  it('match the code: the configuration and error tables and the webhook event types', () => {
-    const stale = staleSections(readme());
+describe("the documentation's generated parts", () => {
+  it('match the code: the configuration, error and benchmark tables and the webhook event types', () => {
+    const stale = staleSections();
     expect(stale, `${stale.join('\n\n')}\n\n${fix}`).toEqual([]);
   });
 
-  it('are reported line by line when the README differs, and regenerating fixes them', () => {
-    const current = readme();
+  it('each live in one page, which holds its markers once', () => {
+    expect(Object.keys(GENERATED_SECTIONS).sort()).toEqual(['bench-goals', 'config-table', 'error-table', 'webhook-events']);
+    for (const [name, { file }] of Object.entries(GENERATED_SECTIONS)) {
+      for (const page of ['README.md', 'CONTRIBUTING.md', ...GENERATED_FILES]) {
+        const count = readPage(page).split(`<!-- ${name}:start -->`).length - 1;
+        expect(count, `${name} in ${page}`).toBe(page === file ? 1 : 0);
+      }
+    }
+  });
+
+  it('are reported line by line when a page differs, and regenerating fixes them', () => {
+    const current = operations();
     const edited = current.replace('| `PORT` | `3000` | listen port |', '| `PORT` | `8080` | listen port |');
     expect(edited).not.toBe(current);
-    const [stale, ...rest] = staleSections(edited);
+    const read = (file: string) => (file === 'docs/operations.md' ? edited : readPage(file));
+    const [stale, ...rest] = staleSections(read);
     expect(rest).toEqual([]);
-    expect(stale).toBe('config-table (- README.md, + code):\n- | `PORT` | `8080` | listen port |\n+ | `PORT` | `3000` | listen port |');
-    expect(staleSections(regenerate(edited))).toEqual([]);
-    expect(regenerate(current)).toBe(current);
-    expect(() => sectionOf('# no markers', 'error-table')).toThrow('README.md has no <!-- error-table:start --> … <!-- error-table:end --> pair');
+    expect(stale).toBe('config-table (- docs/operations.md, + code):\n- | `PORT` | `8080` | listen port |\n+ | `PORT` | `3000` | listen port |');
+    const fixed = regenerate('docs/operations.md', edited);
+    expect(staleSections((file) => (file === 'docs/operations.md' ? fixed : readPage(file)))).toEqual([]);
+    expect(regenerate('docs/operations.md', current)).toBe(current);
+    expect(() => sectionOf('# no markers', 'error-table')).toThrow('docs/api.md has no <!-- error-table:start --> … <!-- error-table:end --> pair');
   });
 
   it('escape a pipe inside a cell, which would otherwise end it', () => {
@@ -64,7 +77,36 @@ describe("the README's generated parts", () => {
   it('list the webhook event types the inbox has handlers for', () => {
     expect(handledEventTypes()).toContain('checkout.session.completed');
     expect(handledEventTypes()).toContain('payout.paid');
-    expect(sectionOf(readme(), 'webhook-events')).toContain('`customer.subscription.updated`');
+    expect(sectionOf(operations(), 'webhook-events')).toContain('`customer.subscription.updated`');
+  });
+});
+
+describe("the benchmarks' table (bench/goals.ts, docs/benchmarks.md)", () => {
+  const scripts = (): Record<string, string> => JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts;
+
+  it('has a row for every bench script of package.json, and names only scripts that exist', () => {
+    const benches = Object.keys(scripts()).filter((name) => name.startsWith('bench'));
+    expect(benches.length).toBeGreaterThan(5);
+    expect(benches.filter((name) => !BENCH_GOALS.some((row) => row.script === name)), 'bench scripts without a row').toEqual([]);
+    expect(BENCH_GOALS.filter((row) => !(row.script in scripts())).map((row) => row.script), 'rows naming no script').toEqual([]);
+  });
+
+  it('gives each row a command that runs its script, a goal, a figure, a verdict and a date', () => {
+    for (const row of BENCH_GOALS) {
+      const where = `${row.script}: ${row.scenario}`;
+      expect(row.command, where).toMatch(new RegExp(`(^|\\s)npm run ${row.script.replace(':', '\\:')}(\\s|$)`));
+      expect(row.goal.trim(), where).not.toBe('');
+      expect(row.figure.trim(), where).not.toBe('');
+      expect(row.met, where).toMatch(/^(yes|no|at |not measured|no goal)/);
+      expect(row.measured, where).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
+  });
+
+  it('links each row to the section that says how it was measured', () => {
+    const page = readPage('docs/benchmarks.md');
+    const headings = [...page.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    for (const row of BENCH_GOALS.filter((r) => !r.section.endsWith('.md'))) expect(headings, row.scenario).toContain(row.section);
+    expect(renderBenchGoals([BENCH_GOALS[0]!]).split('\n')[2]).toContain('[how](#logging-workouts)');
   });
 });
 

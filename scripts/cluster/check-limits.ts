@@ -7,7 +7,7 @@ import { makeCreator } from './setup.js';
 /**
  * (c) A creator's budget (RATE_LIMIT_MAX per window, counted per creator: src/http/rate-limit.ts)
  * is one budget across nodes when they share Redis: 1.6 budgets of requests spread over two
- * nodes get one budget of 2xx, not all. With Redis killed the nodes fail open (README: limits
+ * nodes get one budget of 2xx, not all. With Redis killed the nodes fail open (docs/operations.md, Scale-out: limits
  * are not enforced, requests are served); restarted, limiting holds again. Each phase spends a
  * fresh creator's budget, so no phase sees another's counter.
  */

@@ -181,7 +181,7 @@ export function ensureHaproxy(): void {
  * Retries (up to 3, each to another node: redispatch) when the connection fails, the node
  * closes without an answer (SIGKILL mid-request) or answers 503 — but only for requests that
  * can safely run twice: GET/HEAD, and POSTs with an Idempotency-Key (the server runs a key's
- * effect once, README Idempotency). A 503 HAProxy makes itself (no node up) gets Retry-After.
+ * effect once, docs/api.md, Idempotency). A 503 HAProxy makes itself (no node up) gets Retry-After.
  */
 export function haproxyConfig(port: number, nodePorts: number[], statsSocket: string): string {
   return [

@@ -8,7 +8,7 @@ import { cleanups } from './infra.js';
  * The Tribes processes of the cluster: one shared processor simulator, API nodes (JOBS=false)
  * and workers (`dist/server.mjs --worker`), each a ServerProcess of the crash suite so the proof
  * can SIGKILL and restart any of them on the same port and environment. Nodes run the bundle
- * (as in production, README "Running in production"), the simulator through tsx.
+ * (as in production, docs/operations.md "Running in production"), the simulator through tsx.
  */
 
 export interface ClusterEnv {
@@ -21,7 +21,7 @@ export interface ClusterEnv {
   lbPort: number;
   adminToken: string;
   webhookSecret: string;
-  /** Each caller's budget per window (README rate limits), shared through Redis. */
+  /** Each caller's budget per window (docs/api.md, Rate limits), shared through Redis. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
   /** The workers' job intervals (`RECONCILE_INTERVAL_MS`…): seconds for the proof, the defaults otherwise. */
@@ -37,7 +37,7 @@ export function newClusterSecrets() {
   };
 }
 
-/** These variables of this process, as they are (named by a list: the README's configuration table is for Tribes' own). */
+/** These variables of this process, as they are (named by a list: the configuration table in docs/operations.md is for Tribes' own). */
 const inherited = (names: string[]): Record<string, string> =>
   Object.fromEntries(names.flatMap((n) => (process.env[n] === undefined ? [] : [[n, process.env[n]!]])));
 

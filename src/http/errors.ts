@@ -55,7 +55,7 @@ export type ErrorCode = keyof typeof STATUS_BY_CODE;
 export const ERROR_CODES = Object.keys(STATUS_BY_CODE) as ErrorCode[];
 
 /**
- * What each code means, one line each: the README's error table is generated from it
+ * What each code means, one line each: the error table of docs/api.md is generated from it
  * (`npm run readme:tables`), and the type makes a new code without a meaning a compile error.
  */
 export const ERROR_CODE_MEANINGS: Record<ErrorCode, string> = {

@@ -9,7 +9,7 @@ import type { ReplicaSet } from '../db/replicas.js';
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * `replica`: a heavy, lag-tolerant read a read replica may serve (README, Scale-out), unless
+     * `replica`: a heavy, lag-tolerant read a read replica may serve (docs/operations.md, Scale-out), unless
      * the caller wrote within the last moments. Its OpenAPI description says so.
      */
     reads?: 'replica';

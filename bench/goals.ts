@@ -1,0 +1,218 @@
+/**
+ * Every benchmark's goal and today's figure: the one table of docs/benchmarks.md
+ * ("Goals and today's figures"), rendered by `npm run readme:tables` (scripts/readme/tables.ts).
+ * test/readme-tables.test.ts fails while the page differs from these rows, and while a `bench*`
+ * script of package.json has no row. After a bench run, update the row's figure, `met` and
+ * `measured` here, regenerate, and add the run's details to the bench's section of the page.
+ */
+export interface BenchGoal {
+  /** The npm script that runs it (`bench`, `bench:members`, …), without `npm run`. */
+  script: string;
+  /** What is measured: the request or job, the data size, the concurrent clients. */
+  scenario: string;
+  /** The goal and the issue that set it; `none set` when the bench only reports. */
+  goal: string;
+  /** The most recent figure measured (with what it is a median of, where that matters). */
+  figure: string;
+  /** Whether the figure meets the goal: `yes`, `no`, `no goal` or `not measured`, plus a short why when it is partial. */
+  met: string;
+  /** When the figure was measured (YYYY-MM-DD). */
+  measured: string;
+  /** The command, with the variables that pick the scenario. */
+  command: string;
+  /** The section of docs/benchmarks.md that says how it was measured (its heading). */
+  section: string;
+}
+
+export const BENCH_GOALS: readonly BenchGoal[] = [
+  {
+    script: 'bench',
+    scenario: 'log a workout (8 sets), 2M sets seeded, 32 clients, unkeyed',
+    goal: '≥ 2,000 logs/s',
+    figure: '3,331 logs/s (median of 3); 600–1,270 on 2026-11-26 with another process loading the machine',
+    met: 'yes',
+    measured: '2026-11-25',
+    command: 'npm run bench',
+    section: 'Logging workouts',
+  },
+  {
+    script: 'bench',
+    scenario: 'the same, each log with its own `Idempotency-Key` (as the app sends it)',
+    goal: '≥ 2,500 logs/s (#32)',
+    figure: '2,507 logs/s (median of 3)',
+    met: 'yes, without margin',
+    measured: '2026-11-25',
+    command: 'BENCH_IDEMPOTENCY=1 npm run bench',
+    section: 'Logging workouts',
+  },
+  {
+    script: 'bench',
+    scenario: 'logging with an endpoint subscribed to `workout.logged` and `pr.achieved`, 32 clients',
+    goal: 'an endpoint costs the logging path nothing measurable (#30)',
+    figure: '1.39 ms CPU per log with the endpoint, 1.42 without; all delivered 7–10 s after the load',
+    met: 'yes',
+    measured: '2026-11-26',
+    command: 'BENCH_WEBHOOK=1 npm run bench',
+    section: 'Outgoing events',
+  },
+  {
+    script: 'bench:members',
+    scenario: 'member list, first page (limit 20), 1M members, every filter and sort, 10 clients',
+    goal: 'p99 ≤ 25 ms (#32)',
+    figure: 'p99 40–90 ms (17–22 ms at 4 clients)',
+    met: 'no',
+    measured: '2026-11-23',
+    command: 'npm run bench:members',
+    section: 'The member list at a million members',
+  },
+  {
+    script: 'bench:members',
+    scenario: 'member list, page 500, 1M members',
+    goal: 'p99 ≤ 50 ms',
+    figure: 'p99 26 ms at 4 clients, 70 ms at 10',
+    met: 'at 4 clients; not at 10',
+    measured: '2026-11-23',
+    command: 'BENCH_SCENARIOS=page_500 npm run bench:members',
+    section: 'The member list at a million members',
+  },
+  {
+    script: 'bench:members',
+    scenario: 'member list, first page (limit 50), a creator with 10k members, 20 clients',
+    goal: '≥ 40× Ghost’s members list (≈ 1,600 req/s) (#32)',
+    figure: '257 req/s (Ghost: ~40 on this machine)',
+    met: 'no',
+    measured: '2026-11-23',
+    command: 'npm run bench:members',
+    section: 'The member list at a million members',
+  },
+  {
+    script: 'bench:members',
+    scenario: 'CSV export of 1M members',
+    goal: 'none set (memory: one batch, whatever the size)',
+    figure: '82–105 s, 171 MB; server peak RSS 363–387 MB',
+    met: 'no goal',
+    measured: '2026-11-23',
+    command: 'npm run bench:members',
+    section: 'The member list at a million members',
+  },
+  {
+    script: 'bench:leaderboard',
+    scenario: 'challenge board, first page of 50, 100k participants, 4 clients',
+    goal: 'p99 ≤ 20 ms (#13)',
+    figure: 'p99 8 ms',
+    met: 'yes',
+    measured: '2026-11-24',
+    command: 'npm run bench:leaderboard',
+    section: 'Challenge leaderboards at 100,000 participants',
+  },
+  {
+    script: 'bench:leaderboard',
+    scenario: 'a member’s own row (`limit=1`), 100k participants, 4 clients',
+    goal: 'p99 ≤ 20 ms (#13, #32)',
+    figure: 'p99 22 ms on a fast hour, 31 on a slow one (11–16 ms at 1 client)',
+    met: 'no (yes at 1 client)',
+    measured: '2026-11-24',
+    command: 'BENCH_SCENARIOS=me npm run bench:leaderboard',
+    section: 'Challenge leaderboards at 100,000 participants',
+  },
+  {
+    script: 'bench:feed',
+    scenario: 'member feed, first page of 50, 100k posts, 1 and 4 clients',
+    goal: 'p99 ≤ 20 ms (#14)',
+    figure: 'p99 7 ms at 1 client, 18 ms at 4',
+    met: 'yes',
+    measured: '2026-11-25',
+    command: 'BENCH_SCENARIOS=feed_first_page npm run bench:feed',
+    section: 'The member feed at 100,000 posts',
+  },
+  {
+    script: 'bench:feed',
+    scenario: 'read one post (`GET /member/posts/{id}`, writes a view), 16 clients',
+    goal: 'p99 ≤ 10 ms with views on (#32); earlier ≥ 0.7 of `/member/me` (#14)',
+    figure: '3,118 req/s, 0.33 of `/member/me`; p99 not recorded',
+    met: 'not measured (p99); no (ratio)',
+    measured: '2026-11-25',
+    command: 'BENCH_SCENARIOS=read_post npm run bench:feed',
+    section: 'The member feed at 100,000 posts',
+  },
+  {
+    script: 'bench:metrics',
+    scenario: 'creator metrics summary, 1M subscriptions, 4 clients',
+    goal: 'p99 ≤ 50 ms (#15)',
+    figure: 'p99 27 ms (13 ms at 1 client)',
+    met: 'yes',
+    measured: '2026-11-25',
+    command: 'BENCH_SCENARIOS=summary npm run bench:metrics',
+    section: 'Creator metrics',
+  },
+  {
+    script: 'bench:metrics',
+    scenario: 'cohorts, 12 months, 1M subscriptions, 4 clients',
+    goal: 'p99 ≤ 200 ms (#15)',
+    figure: 'p99 20 ms',
+    met: 'yes',
+    measured: '2026-11-25',
+    command: 'BENCH_SCENARIOS=cohorts_12 npm run bench:metrics',
+    section: 'Creator metrics',
+  },
+  {
+    script: 'bench:metrics',
+    scenario: 'history: the job’s 90-day backfill, 1M subscriptions, 4 scopes (creator + 3 communities)',
+    goal: '< 1 min (#32)',
+    figure: '84 s for the 4 scopes (~21 s per scope); was 1,495 s',
+    met: 'no (per scope: yes)',
+    measured: '2026-11-27',
+    command: 'BENCH_HISTORY_DAYS=90 BENCH_SCENARIOS=history_90 npm run bench:metrics',
+    section: 'Creator metrics',
+  },
+  {
+    script: 'bench:reads',
+    scenario: '`GET /tiers/:id`, `/communities/:id`, `/subscriptions/:id`, `/subscriptions?limit=20` against a bare Fastify + pg server, 20 clients',
+    goal: 'each ≥ 0.7 of the bare throughput, p99 ≤ 1.5× bare, RSS ≤ 250 MB (#16)',
+    figure: '1.05–1.15× bare, p99 3/3 to 22/20 ms, peak RSS 168 MB',
+    met: 'yes',
+    measured: '2026-11-25',
+    command: 'npm run bench:reads',
+    section: 'Simple reads against the bare stack',
+  },
+  {
+    script: 'bench:memory',
+    scenario: 'server RSS on the embedded database: fresh, restarted, after `npm run demo`',
+    goal: 'none set',
+    figure: '301 / 287 / 399 MB RSS (peak 432 after the demo)',
+    met: 'no goal',
+    measured: '2026-11-25',
+    command: 'npm run bench:memory',
+    section: 'Memory on the embedded database',
+  },
+  {
+    script: 'bench:dashboard',
+    scenario: 'the dashboard’s overview in Chromium, navigation to every figure drawn',
+    goal: 'within 1 s (#29)',
+    figure: 'cold median 647 ms (p90 987), warm 445 ms',
+    met: 'yes',
+    measured: '2026-11-26',
+    command: 'npm run bench:dashboard',
+    section: "The dashboard's overview",
+  },
+  {
+    script: 'bench:events',
+    scenario: 'outgoing webhook deliveries, 20,000 due at once, one keep-alive receiver',
+    goal: '≥ 1,000 deliveries/s (#30)',
+    figure: '1,637 deliveries/s (median of 3)',
+    met: 'yes',
+    measured: '2026-11-26',
+    command: 'npm run bench:events',
+    section: 'Outgoing events',
+  },
+  {
+    script: 'cluster',
+    scenario: 'reads and logging through HAProxy on 1, 2 and 3 API nodes (one 2-core machine)',
+    goal: 'none set',
+    figure: 'reads ~400–530/s at any node count; logging ~520 → ~300 → ~210 logs/s',
+    met: 'no goal',
+    measured: '2026-11-26',
+    command: 'npm run cluster -- --bench',
+    section: 'docs/cluster.md',
+  },
+];
