@@ -43,4 +43,7 @@ export interface MemberActivityTable {
   last_active_at: Date | null;
   /** The directory row's state is churned (a copy kept by a trigger). */
   churned: boolean;
+  /** The latest run of consecutive UTC days with a log (migrations/0036, kept by triggers on workout_logs); null: no log. */
+  streak_from: ColumnType<string | null, never, never>;
+  streak_to: ColumnType<string | null, never, never>;
 }

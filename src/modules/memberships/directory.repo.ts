@@ -158,13 +158,18 @@ export function createDirectoryRepo(db: Executor) {
              -- Members write comments (posts are the creator's); a deleted post's stop counting.
              (select count(*)::int from post_comments pc join posts po on po.id = pc.post_id and po.deleted_at is null
               where pc.creator_id = m.creator_id and pc.member_id = m.member_id and pc.created_at > ${monthAgo} and pc.created_at <= ${now}) as posts_count_30d,
-             -- Consecutive UTC days with a log, ending today or yesterday: among the distinct
-             -- days newest first, the k-th belongs to the run while it is exactly k days before the newest.
-             (select count(*)::int from (
-                select d.day, max(d.day) over () as top, (row_number() over (order by d.day desc))::int - 1 as k
-                from (select distinct (l.performed_at at time zone 'UTC')::date as day from workout_logs l
-                      where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at < ${new Date(today.getTime() + DAY_MS)}) d
-              ) r where r.top >= ${todayUtc}::date - 1 and r.day + r.k = r.top) as streak_days,
+             -- Consecutive UTC days with a log, ending today or yesterday: the member's latest run,
+             -- kept in member_activity (migrations/0036), unless it ends after today (a log up to
+             -- 5 minutes ahead, past midnight): then among the distinct days before tomorrow,
+             -- newest first, the k-th belongs to the run while it is exactly k days before the newest.
+             case when a.streak_to is null then 0
+                  when a.streak_to <= ${todayUtc}::date then
+                    case when a.streak_to >= ${todayUtc}::date - 1 then a.streak_to - a.streak_from + 1 else 0 end
+                  else (select count(*)::int from (
+                    select d.day, max(d.day) over () as top, (row_number() over (order by d.day desc))::int - 1 as k
+                    from (select distinct (l.performed_at at time zone 'UTC')::date as day from workout_logs l
+                          where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at < ${new Date(today.getTime() + DAY_MS)}) d
+                  ) r where r.top >= ${todayUtc}::date - 1 and r.day + r.k = r.top) end as streak_days,
              m.subscriptions,
              -- The names of the creator's tiers, read once per statement (an init plan) and sent
              -- with the first row only: the subscriptions copied into the row name their tier by id,

@@ -9,6 +9,7 @@ import {
   DAY_MS,
   getMemberRecord,
   idsOf,
+  insertLogs,
   listAllMembers,
   listMembers,
   logWorkout,
@@ -706,6 +707,38 @@ describe('engagement', () => {
     for (let d = 0; d < 45; d++) await logWorkout(t, member, { communityId, performedAt: dayAt(d) }, exercise);
     for (let d = 46; d < 51; d++) await logWorkout(t, member, { communityId, performedAt: dayAt(d) }, exercise);
     expect((await listMembers(t, creator)).data[0]!.engagement.streak_days).toBe(45);
+  });
+
+  it('keeps the streak true when a log fills a gap, comes before it, repeats a day, is deleted, or is written straight into the table', async () => {
+    clock = new Date('2026-06-15T12:00:00Z');
+    const { creator, communityId, basic } = await creatorWithCommunity();
+    const member = await createMember(t);
+    await join(creator, basic, member.id, 'active', 60);
+    const [exercise] = await catalogExercises(t, 1);
+    const dayAt = (daysAgo: number) => new Date(Date.parse('2026-06-15T08:00:00Z') - daysAgo * 86_400_000);
+    const log = async (daysAgo: number) => (await logWorkout(t, member, { communityId, performedAt: dayAt(daysAgo) }, exercise)).id;
+    const streak = async () => (await listMembers(t, creator)).data[0]!.engagement.streak_days as number;
+    const remove = async (id: string) => {
+      const res = await t.app.inject({ method: 'DELETE', url: `/api/v1/member/workout-logs/${id}`, headers: member.headers });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+
+    for (const d of [6, 5, 4, 2, 1]) await log(d);
+    expect(await streak()).toBe(2);
+    await log(10); // long before the run: nothing joins it
+    await log(1); // a second log of a day in the run
+    expect(await streak()).toBe(2);
+    const gap = await log(3); // fills the gap: the two runs are one
+    expect(await streak()).toBe(6);
+    const today = await log(0);
+    expect(await streak()).toBe(7);
+    await remove(gap); // splits the run again
+    expect(await streak()).toBe(3);
+    await remove(today); // the run ends yesterday: still counts
+    expect(await streak()).toBe(2);
+    // Another writer (an import, the scale seeders) goes through the same triggers.
+    await insertLogs(t, member.id, [{ creatorId: creator.id, communityId, performedAt: dayAt(3) }, { creatorId: creator.id, communityId, performedAt: dayAt(0) }]);
+    expect(await streak()).toBe(7);
   });
 
   it('gives a streak of 0 when the last workout was two days ago, and counts only this creator’s logs', async () => {

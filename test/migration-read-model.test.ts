@@ -7,13 +7,13 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { freshDatabase, migrationsBefore } from './fresh-database.js';
 
 /**
- * Migration 0035 (the member list's read model): directory rows written before it get their
- * member's subscriptions. And migrations at scale: a statement longer than the requests'
+ * Migrations 0035 and 0036 (the member list's read model): directory rows written before them
+ * get their member's subscriptions and latest run of logged days. And migrations at scale: a statement longer than the requests'
  * statement timeout still runs, and the connection keeps that timeout afterwards.
  */
 const uuid = () => crypto.randomUUID();
 
-describe('migration 0035 (subscriptions in the directory row)', () => {
+describe('migrations 0035 and 0036 (the member list read model)', () => {
   it('fills every existing directory row with its subscriptions, one per community, as the list shows them', async () => {
     const { handle, drop } = await freshDatabase('m0035');
     try {
@@ -44,6 +44,41 @@ describe('migration 0035 (subscriptions in the directory row)', () => {
           { community_id: first, tier_id: basic, status: 'active', joined_at: '2026-04-02T08:30:00.000Z' },
         ],
       ]);
+    } finally {
+      await handle.close();
+      await drop();
+    }
+  }, 120_000);
+
+  it('keeps the latest run of logged days of every member who logged before 0036', async () => {
+    const { handle, drop } = await freshDatabase('m0036');
+    try {
+      const db = handle.db;
+      await migrateToLatest(db, migrationsBefore('0036'));
+      const [creatorId, communityId, a, b, c] = [uuid(), uuid(), uuid(), uuid(), uuid()];
+      await sql`insert into creators (id, name, email) values (${creatorId}, 'Old Logs', ${`logs-${creatorId}@example.com`})`.execute(db);
+      await sql`insert into communities (id, creator_id, name, slug, category) values (${communityId}, ${creatorId}, 'Logs', ${`logs-${creatorId.slice(0, 8)}`}, 'outros')`.execute(db);
+      for (const m of [a, b, c]) {
+        await sql`insert into members (id, name, email) values (${m}, 'Ana Lima', ${`m-${m}@example.com`})`.execute(db);
+        await sql`insert into member_activity (creator_id, member_id) values (${creatorId}, ${m})`.execute(db);
+      }
+      // a: Jun 1, then Jun 3–5 (two logs on the 4th); b: one day; c: never logged here, only a personal log.
+      const days: Array<[string, string | null]> = [
+        [a, '2026-06-01T10:00:00Z'], [a, '2026-06-03T23:59:59Z'], [a, '2026-06-04T00:00:00Z'], [a, '2026-06-04T18:00:00Z'], [a, '2026-06-05T06:00:00Z'],
+        [b, '2026-05-20T12:00:00Z'], [c, null],
+      ];
+      for (const [m, at] of days) {
+        await sql`insert into workout_logs (id, member_id, creator_id, community_id, performed_at, sets_count)
+          values (${uuid()}, ${m}, ${at ? creatorId : null}, ${at ? communityId : null}, ${at ?? '2026-06-05T06:00:00Z'}, 1)`.execute(db);
+      }
+      expect(await migrateToLatest(db)).toContain('0036_kept_streak');
+      const { rows } = await sql<{ member_id: string; streak_from: string | null; streak_to: string | null }>`
+        select member_id, streak_from::text, streak_to::text from member_activity where creator_id = ${creatorId}`.execute(db);
+      expect(Object.fromEntries(rows.map((r) => [r.member_id, [r.streak_from, r.streak_to]]))).toEqual({
+        [a]: ['2026-06-03', '2026-06-05'],
+        [b]: ['2026-05-20', '2026-05-20'],
+        [c]: [null, null],
+      });
     } finally {
       await handle.close();
       await drop();
