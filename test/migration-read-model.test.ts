@@ -14,7 +14,7 @@ import { freshDatabase, migrationsBefore } from './fresh-database.js';
 const uuid = () => crypto.randomUUID();
 
 describe('migrations 0035 and 0036 (the member list read model)', () => {
-  it('fills every existing directory row with its subscriptions, one per community, as the list shows them', async () => {
+  it('fills every existing directory row with its member’s name and subscriptions, one per community, as the list shows them', async () => {
     const { handle, drop } = await freshDatabase('m0035');
     try {
       const db = handle.db;
@@ -37,7 +37,8 @@ describe('migrations 0035 and 0036 (the member list read model)', () => {
         select creator_id, community_id, member_id, joined_at, state, subscription_id, tier_id from community_membership_source`.execute(db);
 
       expect(await migrateToLatest(db)).toContain('0035_directory_subscriptions');
-      const { rows } = await sql<{ subscriptions: unknown }>`select subscriptions from creator_members where creator_id = ${creatorId}`.execute(db);
+      const { rows } = await sql<{ name: string; subscriptions: unknown }>`select name, email, subscriptions from creator_members where creator_id = ${creatorId}`.execute(db);
+      expect(rows.map((r) => r.name)).toEqual(['Ana Lima']);
       expect(rows.map((r) => r.subscriptions)).toEqual([
         [
           { community_id: second, tier_id: pro, status: 'canceled', joined_at: '2026-03-01T10:00:00.123Z' },

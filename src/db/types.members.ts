@@ -15,6 +15,10 @@ export interface CreatorMembersTable {
    * The list's subscriptions, one per community (migrations/0035): community_id, tier_id,
    * status, joined_at (ISO 8601, UTC, milliseconds); the tier's name is read at the list.
    */
+  /** Copies of the member's (migrations/0035; a trigger on members keeps them). */
+  name: ColumnType<string, string | undefined, string>;
+  email: ColumnType<string, string | undefined, string>;
+  avatar_url: ColumnType<string | null, string | null | undefined, string | null>;
   subscriptions: ColumnType<Array<{ community_id: string; tier_id: string; status: string; joined_at: string }>, string | undefined, string>;
 }
 

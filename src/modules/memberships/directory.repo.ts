@@ -150,7 +150,7 @@ export function createDirectoryRepo(db: Executor) {
     // Prepared (db/prepared.ts) when asked: planning this statement cost PostgreSQL as much as
     // running it. Its text is fixed per filter shape (every value is a parameter).
     const { rows } = await sql<StoredRow>`${sql.raw(prepare ? '/*prepare:directory_rows*/ ' : '')}
-      select m.member_id, p.name, p.email, p.avatar_url, ${sql.ref(scoped ? 'c.joined_at' : 'm.joined_at')} as joined_at, a.last_active_at,
+      select m.member_id, m.name, m.email, m.avatar_url, ${sql.ref(scoped ? 'c.joined_at' : 'm.joined_at')} as joined_at, a.last_active_at,
              case when ${state} = 'active' and ${quietSince(now)} then 'at_risk' else ${state} end as status,
              (${value})::text as sort_value,
              (select count(*)::int from workout_logs l
@@ -178,7 +178,6 @@ export function createDirectoryRepo(db: Executor) {
       from unnest(${ids}::uuid[]) with ordinality as x(member_id, n)
       join creator_members m on m.creator_id = ${creatorId} and m.member_id = x.member_id
       ${ACTIVITY}
-      join members p on p.id = x.member_id
       ${scoped ? sql`join community_members c on c.creator_id = m.creator_id and c.member_id = m.member_id and ${scope.communityId ? sql`c.community_id = ${scope.communityId}` : sql`c.tier_id = ${scope.tierId}`}` : sql``}
       order by x.n`.execute(trx);
     const names = rows[0]?.tier_names ?? {};

@@ -558,6 +558,25 @@ describe('search', () => {
     expect(await q('nobody-here')).toEqual([]);
   });
 
+  it("shows and finds a member by their new name, e-mail and avatar once their profile changes, for every creator they belong to", async () => {
+    clock = START;
+    const first = await creatorWithCommunity();
+    const second = await creatorWithCommunity();
+    const member = await addMember(t, { name: 'Paula Antiga', email: `antiga-${Date.now()}@example.com` });
+    await join(first.creator, first.basic, member, 'active', 3);
+    await join(second.creator, second.pro, member, 'canceled', 9);
+    const email = `nova-${Date.now()}@example.com`;
+    await sql`update members set name = 'Paula Nova', email = ${email}, avatar_url = 'https://cdn.example.com/p.png' where id = ${member}`.execute(t.database.db);
+
+    for (const { creator } of [first, second]) {
+      const [row] = (await listMembers(t, creator)).data;
+      expect(row).toMatchObject({ id: member, name: 'Paula Nova', email, avatar_url: 'https://cdn.example.com/p.png' });
+      expect(await ids(creator, { q: 'nova' })).toEqual([member]);
+      expect(await ids(creator, { q: 'antiga' })).toEqual([]);
+      expect(idsOf(json(await raw(creator, { sort: 'name' })))).toEqual([member]);
+    }
+  });
+
   it('finds a name stored with decomposed accents (NFD, as macOS keyboards send it) by its plain spelling', async () => {
     clock = START;
     const { creator, basic } = await creatorWithCommunity();

@@ -18,8 +18,8 @@ export function createMembershipRepo() {
      * is taken after the lock was granted, so the second sees the first's commit.
      */
     async refresh(creatorId: string, memberId: string, communityId: string, trx: Executor) {
-      const created = await sql`insert into creator_members (creator_id, member_id, joined_at, last_joined_at, state, name_key, search, subscriptions)
-        select creator_id, member_id, joined_at, last_joined_at, state, name_key, search, subscriptions from creator_membership_source
+      const created = await sql`insert into creator_members (creator_id, member_id, joined_at, last_joined_at, state, name_key, search, subscriptions, name, email, avatar_url)
+        select creator_id, member_id, joined_at, last_joined_at, state, name_key, search, subscriptions, name, email, avatar_url from creator_membership_source
         where creator_id = ${creatorId} and member_id = ${memberId}
         on conflict (creator_id, member_id) do nothing
         returning member_id`.execute(trx);
@@ -28,10 +28,12 @@ export function createMembershipRepo() {
         // Activity, too, holds still until this change commits (the metrics counters read it).
         await sql`select 1 from member_activity where creator_id = ${creatorId} and member_id = ${memberId} for update`.execute(trx);
         await sql`update creator_members c
-          set joined_at = v.joined_at, last_joined_at = v.last_joined_at, state = v.state, name_key = v.name_key, search = v.search, subscriptions = v.subscriptions
+          set joined_at = v.joined_at, last_joined_at = v.last_joined_at, state = v.state, name_key = v.name_key, search = v.search, subscriptions = v.subscriptions,
+              name = v.name, email = v.email, avatar_url = v.avatar_url
           from creator_membership_source v
           where v.creator_id = ${creatorId} and v.member_id = ${memberId} and c.creator_id = v.creator_id and c.member_id = v.member_id
-            and (c.joined_at, c.last_joined_at, c.state, c.name_key, c.search, c.subscriptions) is distinct from (v.joined_at, v.last_joined_at, v.state, v.name_key, v.search, v.subscriptions)`.execute(
+            and (c.joined_at, c.last_joined_at, c.state, c.name_key, c.search, c.subscriptions, c.name, c.email, c.avatar_url)
+              is distinct from (v.joined_at, v.last_joined_at, v.state, v.name_key, v.search, v.subscriptions, v.name, v.email, v.avatar_url)`.execute(
           trx,
         );
       }
@@ -51,11 +53,11 @@ export function createMembershipRepo() {
      * Not for use beside live traffic: it takes no per-member lock.
      */
     async rebuild(creatorId: string, trx: Executor) {
-      await sql`insert into creator_members as c (creator_id, member_id, joined_at, last_joined_at, state, name_key, search, subscriptions)
-        select creator_id, member_id, joined_at, last_joined_at, state, name_key, search, subscriptions from creator_membership_source where creator_id = ${creatorId}
+      await sql`insert into creator_members as c (creator_id, member_id, joined_at, last_joined_at, state, name_key, search, subscriptions, name, email, avatar_url)
+        select creator_id, member_id, joined_at, last_joined_at, state, name_key, search, subscriptions, name, email, avatar_url from creator_membership_source where creator_id = ${creatorId}
         on conflict (creator_id, member_id) do update
           set joined_at = excluded.joined_at, last_joined_at = excluded.last_joined_at, state = excluded.state, name_key = excluded.name_key,
-              search = excluded.search, subscriptions = excluded.subscriptions`.execute(trx);
+              search = excluded.search, subscriptions = excluded.subscriptions, name = excluded.name, email = excluded.email, avatar_url = excluded.avatar_url`.execute(trx);
       await sql`insert into community_members as c (creator_id, community_id, member_id, joined_at, state, subscription_id, tier_id)
         select creator_id, community_id, member_id, joined_at, state, subscription_id, tier_id from community_membership_source where creator_id = ${creatorId}
         on conflict (creator_id, member_id, community_id) do update
