@@ -4,6 +4,12 @@ import type { Database } from './types.js';
 /** Either the database or an open transaction: repos accept both, services decide which. */
 export type Executor = Kysely<Database> | Transaction<Database>;
 
+/**
+ * A timestamptz as JavaScript's toISOString writes it (milliseconds, Z), for data built in SQL
+ * and for instants a hot read answers as they are (no Date parsed and written again per row).
+ */
+export const ISO = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 export const iso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
 export const isoOrNull = (d: Date | string | null | undefined): string | null => (d == null ? null : iso(d));
 

@@ -17,8 +17,6 @@ export interface NewEvent {
 /** An endpoint wants a type: enabled, and its filter is every type or names this one. */
 export const WANTS = (endpoint: string, type: string) => `${endpoint}.enabled and (${endpoint}.event_types is null or ${type} = any(${endpoint}.event_types))`;
 
-/** A timestamptz as JavaScript's toISOString writes it (milliseconds, Z), for data built in SQL. */
-export const ISO = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 export async function recordEvents(trx: Executor, creatorId: string, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;

@@ -1,4 +1,3 @@
-import { iso } from '../../db/tx.js';
 import type { DirectoryRow } from './directory.repo.js';
 import { presentMember } from './directory.service.js';
 
@@ -31,7 +30,7 @@ export function csvRows(rows: DirectoryRow[]): string {
         m.email,
         m.avatar_url,
         row.status,
-        iso(row.joined_at),
+        row.joined_at,
         m.engagement.last_active_at,
         m.engagement.workouts_completed_30d,
         m.engagement.posts_count_30d,

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { containsPattern } from '../../db/like.js';
 import { ALL_COMMUNITIES } from '../metrics/counters.js';
-import type { Executor } from '../../db/tx.js';
+import { ISO, type Executor } from '../../db/tx.js';
 import type { MembershipState, SubscriptionStatus } from '../../db/types.js';
 
 export type MemberStatus = MembershipState;
@@ -52,9 +52,10 @@ export interface DirectoryRow {
   email: string;
   avatar_url: string | null;
   status: MemberStatus;
-  /** First join: to the community (or tier's community) the list is narrowed to, else to any of the creator's. */
-  joined_at: Date;
-  last_active_at: Date | null;
+  /** First join: to the community (or tier's community) the list is narrowed to, else to any of the creator's. ISO 8601, UTC, ms. */
+  joined_at: string;
+  /** ISO 8601, UTC, ms; null: never active. */
+  last_active_at: string | null;
   workouts_completed_30d: number;
   posts_count_30d: number;
   streak_days: number;
@@ -67,6 +68,7 @@ type StoredRow = Omit<DirectoryRow, 'subscriptions'> & {
   sort_value: string | null;
   subscriptions: Array<Omit<DirectoryRow['subscriptions'][number], 'tier_name'> & { tier_name?: string }>;
   tier_names: Record<string, string> | null;
+  kept_total: number | null;
 };
 
 /** Where a page or batch starts after (keyset): the last row's sort value and id. */
@@ -140,7 +142,7 @@ export function createDirectoryRepo(db: Executor) {
    * when it names one. One statement: when `ids` picks a page from an index (an index-only
    * walk, however deep), only the rows of the page are read.
    */
-  async function rowsOf(creatorId: string, ids: RawBuilder<unknown>, scope: DirectoryFilter, value: RawBuilder<unknown>, now: Date, trx: Executor, prepare = false) {
+  async function rowsOf(creatorId: string, ids: RawBuilder<unknown>, scope: DirectoryFilter, value: RawBuilder<unknown>, now: Date, trx: Executor, prepare = false, total?: string) {
     const scoped = Boolean(scope.communityId || scope.tierId);
     const state = sql.ref(scoped ? 'c.state' : 'm.state');
     const today = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
@@ -150,7 +152,9 @@ export function createDirectoryRepo(db: Executor) {
     // Prepared (db/prepared.ts) when asked: planning this statement cost PostgreSQL as much as
     // running it. Its text is fixed per filter shape (every value is a parameter).
     const { rows } = await sql<StoredRow>`${sql.raw(prepare ? '/*prepare:directory_rows*/ ' : '')}
-      select m.member_id, m.name, m.email, m.avatar_url, ${sql.ref(scoped ? 'c.joined_at' : 'm.joined_at')} as joined_at, a.last_active_at,
+      select m.member_id, m.name, m.email, m.avatar_url,
+             -- Instants as the API writes them: no Date parsed and written again per row.
+             ${sql.raw(ISO(scoped ? 'c.joined_at' : 'm.joined_at'))} as joined_at, ${sql.raw(ISO('a.last_active_at'))} as last_active_at,
              case when ${state} = 'active' and ${quietSince(now)} then 'at_risk' else ${state} end as status,
              (${value})::text as sort_value,
              (select count(*)::int from workout_logs l
@@ -174,7 +178,9 @@ export function createDirectoryRepo(db: Executor) {
              -- The names of the creator's tiers, read once per statement (an init plan) and sent
              -- with the first row only: the subscriptions copied into the row name their tier by id,
              -- since a creator may rename a tier.
-             case when x.n = 1 then (select jsonb_object_agg(t.id, t.name) from tiers t where t.creator_id = ${creatorId}) end as tier_names
+             case when x.n = 1 then (select jsonb_object_agg(t.id, t.name) from tiers t where t.creator_id = ${creatorId}) end as tier_names,
+             -- The scope's kept total, the same way: a full page needs it, and it costs no round trip of its own.
+             ${total ? sql`case when x.n = 1 then coalesce((select members from directory_totals where creator_id = ${creatorId} and scope_id = ${total}), 0)::int end` : sql`null::int`} as kept_total
       from unnest(${ids}::uuid[]) with ordinality as x(member_id, n)
       join creator_members m on m.creator_id = ${creatorId} and m.member_id = x.member_id
       ${ACTIVITY}
@@ -182,7 +188,7 @@ export function createDirectoryRepo(db: Executor) {
       order by x.n`.execute(trx);
     const names = rows[0]?.tier_names ?? {};
     for (const r of rows) for (const sub of r.subscriptions) sub.tier_name = names[sub.tier_id] ?? '';
-    return rows as Array<DirectoryRow & { sort_value: string | null }>;
+    return rows as Array<DirectoryRow & { sort_value: string | null; kept_total?: number | null }>;
   }
 
   return {
@@ -198,7 +204,9 @@ export function createDirectoryRepo(db: Executor) {
       const ids = sql`array(select ${q.memberId} from ${q.from} where ${where} order by ${order} offset ${at.offset} limit ${at.limit})`;
       // A search is planned for its term (a common one walks an index, a rare one the trigrams):
       // one plan for every term could be either's worst.
-      return rowsOf(creatorId, ids, f, value, now, trx, f.q === undefined);
+      const rows = await rowsOf(creatorId, ids, f, value, now, trx, f.q === undefined, at.after ? undefined : keptScope(f));
+      // The kept total (directory_totals) of a list of a whole scope, read with the page; else undefined.
+      return { rows, total: rows[0]?.kept_total ?? undefined };
     },
 
     /**

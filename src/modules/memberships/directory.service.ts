@@ -1,7 +1,6 @@
 import { AppError } from '../../http/errors.js';
 import { EARLIEST_DAY, instantInRange, LATEST_DAY } from '../../http/dates.js';
 import { offsetOf } from '../../http/pagination.js';
-import { isoOrNull } from '../../db/tx.js';
 import type { DirectoryFilter, DirectoryRepo, DirectoryRow, DirectorySort, SortKey } from './directory.repo.js';
 import type { ExportMembersQuery, ListMembersQuery } from './memberships.schemas.js';
 
@@ -23,7 +22,7 @@ export function presentMember(r: DirectoryRow) {
     // Already in the answer's shape (migrations/0035 writes joined_at as the API does).
     subscriptions: r.subscriptions,
     engagement: {
-      last_active_at: isoOrNull(r.last_active_at),
+      last_active_at: r.last_active_at,
       workouts_completed_30d: r.workouts_completed_30d,
       posts_count_30d: r.posts_count_30d,
       streak_days: r.streak_days,
@@ -72,12 +71,15 @@ export function createDirectoryService({ directory, now, exactCountLimit = 10_00
       const f = filterOf(query);
       const at = now();
       const offset = offsetOf(query);
-      const rows = await directory.page(creatorId, f, sortOf(query), at, { offset, limit: query.limit });
-      // A page that is not full (and not past the end) says the total by itself; otherwise count.
+      const { rows, total: kept } = await directory.page(creatorId, f, sortOf(query), at, { offset, limit: query.limit });
+      // A page that is not full (and not past the end) says the total by itself; a whole scope's
+      // came with the page (kept); otherwise count.
       const count =
         rows.length < query.limit && (rows.length > 0 || offset === 0)
           ? { total: offset + rows.length, estimate: false }
-          : await directory.count(creatorId, f, at, exactCountLimit);
+          : kept !== undefined
+            ? { total: kept, estimate: false }
+            : await directory.count(creatorId, f, at, exactCountLimit);
       // An estimate never claims fewer members than the pages already shown.
       const total = rows.length ? Math.max(count.total, offset + rows.length) : count.total;
       return {

@@ -117,7 +117,7 @@ export function createMembersExport({ database, directory, now, limits }: Member
       /** The next batch: by keyset inside PostgreSQL's snapshot, or by number from the fixed order on the embedded database. */
       async function batchOf(snapshot: SnapshotReader) {
         if (snapshot.consistency === 'whole') {
-          const rows = await snapshot.read((executor) => directory.page(creatorId, f, sort, at, { offset: 0, limit: batchSize, ...(after ? { after } : {}) }, executor));
+          const { rows } = await snapshot.read((executor) => directory.page(creatorId, f, sort, at, { offset: 0, limit: batchSize, ...(after ? { after } : {}) }, executor));
           const last = rows[rows.length - 1];
           if (last) after = { value: last.sort_value, memberId: last.member_id };
           return rows;

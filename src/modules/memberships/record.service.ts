@@ -68,7 +68,7 @@ export function createRecordService({ directory, records, training, challenges, 
       return {
         ...presentMember(row),
         status: row.status,
-        joined_at: iso(row.joined_at),
+        joined_at: row.joined_at,
         subscription_history: history.map(presentHistory),
         workouts: {
           data: recent.map(presentWorkout),

@@ -1,12 +1,12 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { createCombiner } from '../../db/combiner.js';
-import type { Executor } from '../../db/tx.js';
+import { ISO, type Executor } from '../../db/tx.js';
 import type { Database } from '../../db/types.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { activityIsNewer } from '../activity/activity.js';
 import { SCORE_NEW_LOGS } from '../challenges/scores.js';
 import { LIVE_STATUSES } from '../programs/access.js';
-import { ISO, WANTS } from '../events/outbox.js';
+import { WANTS } from '../events/outbox.js';
 import type { PrKind } from './prs.js';
 import type { NewLog } from './workout-logs.repo.js';
 
