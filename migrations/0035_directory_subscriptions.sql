@@ -65,3 +65,10 @@ begin
 end $$;
 create trigger directory_member_changed after update on members referencing old table as old_rows new table as new_rows
   for each statement execute function directory_member_changed();
+
+-- The list's default order carries the search text too: a common term ("silva", one member in
+-- seventeen) is answered by walking this index and filtering its entries, with no row read per
+-- candidate (a page of 50 at a million members: 0.3 ms instead of 3–7 ms warm, 100+ cold);
+-- a rare term still goes through the trigram index. Rebuilt here, after the rewrite above.
+drop index creator_members_joined_idx;
+create index creator_members_joined_idx on creator_members (creator_id, joined_at desc, member_id desc) include (state, last_joined_at, search);
