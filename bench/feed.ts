@@ -24,10 +24,12 @@
  *                    even if not listed), as this machine is noisy: the ratio is of the medians.
  *   feed_deep_page   page 50 of limit 50, for information
  *
- * Goals (issue #14): feed_first_page p99 ≤ 20 ms, judged at BENCH_GOAL_CONNECTIONS (default
- * 1,4; at 16 two cores are saturated and the p99 is queueing, reported only); read_post
- * throughput ≥ 70% of member_me's at BENCH_RATIO_CONNECTIONS. A missed goal is reported; any
- * non-2xx response fails the run (after printing). One JSON document on stdout.
+ * Goals: feed_first_page p99 ≤ 20 ms (issue #14), judged at BENCH_GOAL_CONNECTIONS (default
+ * 1,4; at 16 two cores are saturated and the p99 is queueing, reported only); read_post p99 ≤
+ * 10 ms at BENCH_RATIO_CONNECTIONS with its durable view written (issue #32, which retired #14's
+ * "read_post ≥ 0.7 × member_me": the ratio is still reported, the worst p99 of the rounds is
+ * judged). A missed goal is reported; any non-2xx response fails the run (after printing). One
+ * JSON document on stdout.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { sql } from 'kysely';
@@ -45,7 +47,8 @@ const rounds = int('BENCH_ROUNDS', 2);
 const port = int('BENCH_PORT', 3903);
 const only = onlyScenarios();
 const GOAL_P99_MS = 20;
-const GOAL_RATIO = 0.7;
+/** Post read p99 at BENCH_RATIO_CONNECTIONS, views on (issue #32). */
+const GOAL_READ_P99_MS = 10;
 const PAGE = 50;
 const DEEP_PAGE = 50;
 
@@ -218,9 +221,12 @@ async function main() {
     );
     const judged = Object.values(feedGoal).filter((g) => g.judged);
     const ratio = ratios[ratioConnections];
+    const readRuns = (results.read_post?.connections?.[ratioConnections]?.runs ?? []) as Run[];
+    const readP99 = readRuns.length ? Math.max(...readRuns.map((r) => r.latency_ms.p99)) : undefined;
     const goals = {
       feed_first_page: { p99_ms_at_most: GOAL_P99_MS, judged_at: goalConnections, by_connections: feedGoal, met: judged.length > 0 ? judged.every((g) => g.pass) : null },
-      read_post_vs_member_me: { ratio_at_least: GOAL_RATIO, connections: ratioConnections, rounds, ratio: ratio?.ratio ?? null, met: ratio ? ratio.ratio >= GOAL_RATIO : null },
+      read_post_p99: { p99_ms_at_most: GOAL_READ_P99_MS, connections: ratioConnections, rounds, p99_ms: readP99 ?? null, met: readP99 === undefined ? null : readP99 <= GOAL_READ_P99_MS },
+      read_post_vs_member_me: { reported_only: true, connections: ratioConnections, ratio: ratio?.ratio ?? null },
     };
     console.log(
       JSON.stringify(
