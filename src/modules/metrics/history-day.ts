@@ -54,7 +54,7 @@ export async function nextDay(scope: Scope, day: string, prev: DayTotals, trx: E
     s as (${spells(scope, sql`s.member_id in (select t.member_id from touched t where ${community}::uuid is null or t.community_id = ${community}::uuid)`)}),
     ev as (${memberEvents(day)}),
     mc as (select member_id, ${countsAt(day)} from ev group by member_id),
-    ${paidPeriods(scope)},
+    ${paidPeriods(scope, true)},
     m as (select ${memberDeltas} from mc),
     p as (
       select coalesce(sum(monthly) filter (where since = ${day}::date), 0) - coalesce(sum(monthly) filter (where until = ${day}::date), 0) as mrr

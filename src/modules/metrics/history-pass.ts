@@ -93,13 +93,19 @@ export const memberEvents = (last: string) => sql`
 
 /**
  * CTEs `ch`, `prices` and `paid`: each subscription of `s`'s paid days [since, until) (null:
- * unbounded) at one monthly price, from its recorded prices (see `dayFigures`).
+ * unbounded) at one monthly price, from its recorded prices (see `dayFigures`). `each`: the
+ * records of a few subscriptions, looked up one subscription at a time (the planner would
+ * rather hash every record of the creator, not knowing how few `s` holds).
  */
-export const paidPeriods = (scope: Scope) => sql`
+export const paidPeriods = (scope: Scope, each = false) => sql`
   ch as (
     select c.subscription_id as id, c.id as change_id, c.recorded_at, (c.recorded_at at time zone 'UTC')::date as since,
            monthly_cents(c.price_cents, coalesce(c.billing_period, s.billing_period)) as monthly
-    from s join subscription_changes c on c.creator_id = ${scope.creatorId} and c.subscription_id = s.id
+    from s ${
+      each
+        ? sql`cross join lateral (select * from subscription_changes c where c.creator_id = ${scope.creatorId} and c.subscription_id = s.id offset 0) c`
+        : sql`join subscription_changes c on c.creator_id = ${scope.creatorId} and c.subscription_id = s.id`
+    }
   ),
   -- Monthly price periods [since, until) (null: unbounded) of the subscriptions with records.
   prices as (
