@@ -60,6 +60,17 @@ describe('metrics history, a day from the day before', () => {
     ]);
   });
 
+  it('computes up to a week a stopped node missed day by day from the stored day before, and more days in one pass', async () => {
+    const week = await storedThrough13th();
+    clock = new Date('2026-06-21T12:00:00Z');
+    expect(await t.app.metricsHistory.run({ creatorId: week.creator.id })).toEqual({ through: '2026-06-20', written: 14 });
+    expect((await stored(week.creator.id, '2026-06-20')).map((r) => r.active)).toEqual([102, 102]);
+    const more = await storedThrough13th();
+    clock = new Date('2026-06-22T12:00:00Z');
+    expect(await t.app.metricsHistory.run({ creatorId: more.creator.id })).toEqual({ through: '2026-06-21', written: 16 });
+    expect((await stored(more.creator.id, '2026-06-21')).map((r) => r.active)).toEqual([2, 2]);
+  });
+
   it('computes the next day in one pass when a cancellation the mirror recorded after the day before was stored is dated before it, so no later day carries the difference', async () => {
     const { creator, community, first } = await storedThrough13th();
     // The processor canceled on the 12th; the mirror learns of it only now.

@@ -22,6 +22,14 @@ export const HISTORY_MAX_DAYS = 90;
  */
 export const READ_BACKFILL_COST = 200_000;
 
+/**
+ * The most days computed one from the other after a stored day (history-day.ts); more go in one
+ * pass. A day costs its changes, the pass the scope's subscriptions: at the bench's churn (1M
+ * subscriptions, ~13,000 starts a day) a day is ~1/20 of a pass, so a week missed by a stopped
+ * node is cheaper day by day and a 90-day backfill is not.
+ */
+export const CHAIN_MAX_DAYS = 7;
+
 export const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 const dayBefore = (day: string) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) - DAY_MS));
 
@@ -39,11 +47,12 @@ export type { HistoryRow };
  * written, so no row holds figures from before its day's end; today is never stored.
  *
  * A day that follows a stored day (the job's steady state: one new day per scope per day, or
- * the few a stopped node missed) is that day plus its changes (history-day.ts): O(the day's
- * starts, ends, trial ends and recorded prices), not O(subscriptions). Other days — a backfill
- * with no stored day before it, the day after a row stored before migration 0033, or after the mirror
- * recorded a change dated in an already stored day (a late cancellation, a subscription first
- * seen after its day was stored) — are reconstructed from the subscription mirror as it is now,
+ * up to CHAIN_MAX_DAYS a stopped node missed) is that day plus its changes (history-day.ts):
+ * O(the day's starts, ends, trial ends and recorded prices), not O(subscriptions). Other days —
+ * a backfill with no stored day before it or longer than CHAIN_MAX_DAYS, the day after a row
+ * stored before migration 0033, or after the mirror recorded a change dated in an already
+ * stored day (a late cancellation, a subscription first seen after its day was stored) — are
+ * reconstructed from the subscription mirror as it is now,
  * in one pass over the scope's subscriptions whatever the number of days (history-pass.ts),
  * which is what a day from the day before is held equal to: a subscription was live
  * from `created_at` until it ended (`ended_at`, else `canceled_at`) or lapsed into a status that
@@ -105,13 +114,14 @@ export function createMetricsHistory({ db, now, readBackfillCost = READ_BACKFILL
 
   /**
    * The figures of `days` (ended, oldest first): each from the day before and its changes
-   * (history-day.ts) when they follow a stored day that has its running counts and the mirror
-   * wrote nothing since that the stored days did not see, else all in one pass (history-pass.ts).
+   * (history-day.ts) when they are at most CHAIN_MAX_DAYS, follow a stored day that has its
+   * running counts, and the mirror wrote nothing since that the stored days did not see; else
+   * all in one pass (history-pass.ts).
    */
   async function compute(scope: Scope, days: string[], trx: Executor): Promise<DayTotals[]> {
     const prev = await stored(scope, dayBefore(days[0]!), trx);
     const consecutive = days.every((d, i) => i === 0 || dayBefore(d) === days[i - 1]);
-    if (!prev || !consecutive || (await mirroredSince(scope, days[0]!, prev.created_at, trx))) return dayFigures(scope, days, trx);
+    if (!prev || !consecutive || days.length > CHAIN_MAX_DAYS || (await mirroredSince(scope, days[0]!, prev.created_at, trx))) return dayFigures(scope, days, trx);
     const rows: DayTotals[] = [];
     let last: DayTotals = prev;
     for (const day of days) rows.push((last = await nextDay(scope, day, last, trx)));
