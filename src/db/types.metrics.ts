@@ -12,6 +12,9 @@ export interface MetricsDailyTable {
   new_subscribers: number;
   lost_subscribers: number;
   churn_rate_30d: ColumnType<string, string | number, string | number>;
+  /** The churn's numerator and denominator, the next day's start (migrations/0033); null on rows written before it. */
+  lost_30d: number | null;
+  base_30d: number | null;
   created_at: Generated<Date>;
 }
 

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/tx.js';
 import type { Scope } from './metrics.repo.js';
 
@@ -13,10 +13,20 @@ export interface HistoryRow {
 }
 
 /**
+ * A day's figures and the two running counts its churn rate is the ratio of (members lost in
+ * the 30 days, and the base: live 30 days before or new within them), which metrics_daily keeps
+ * so the next day can start from it (history-day.ts).
+ */
+export interface DayTotals extends HistoryRow {
+  lost_30d: number;
+  base_30d: number;
+}
+
+/**
  * What a member is on a day, from their running counts there (see `dayFigures`): `x` is the
  * column prefix of the counts after the day's changes (`a_`) or before them (`b_`).
  */
-const FLAGS: Record<string, (x: string) => string> = {
+export const FLAGS: Record<string, (x: string) => string> = {
   live: (x) => `${x}live > 0`,
   paying: (x) => `${x}paying > 0`,
   trialing: (x) => `${x}live > 0 and not ${x}paying > 0`,
@@ -28,11 +38,86 @@ const FLAGS: Record<string, (x: string) => string> = {
   // Live 30 days before the day's end, or started within the 30 days: the churn's base.
   base_30d: (x) => `${x}live_30 > 0 or ${x}started_30 > 0`,
 };
-const COUNTS = ['live', 'paying', 'live_1', 'live_30', 'started', 'ended', 'started_30', 'ended_30'];
-const raw = (parts: string[]) => sql.raw(parts.join(', '));
-const memberDeltas = raw(Object.entries(FLAGS).map(([name, f]) => `sum((${f('a_')})::int - (${f('b_')})::int) as ${name}`));
+export const COUNTS = ['live', 'paying', 'live_1', 'live_30', 'started', 'ended', 'started_30', 'ended_30'];
+export const raw = (parts: string[]) => sql.raw(parts.join(', '));
+/** The change of each member flag over a day, summed over members: from a_ and b_ counts (one row per member and day). */
+export const memberDeltas = raw(Object.entries(FLAGS).map(([name, f]) => `sum((${f('a_')})::int - (${f('b_')})::int) as ${name}`));
 const runningCounts = raw(COUNTS.flatMap((c) => [`sum(${c}) over w as a_${c}`, `sum(${c}) over w - ${c} as b_${c}`]));
 const dayTotals = raw(COUNTS.map((c) => `sum(${c})::int as ${c}`));
+
+/**
+ * A row of the running totals (FLAGS' names and `mrr`) as the API's figures, with the churn's
+ * two counts.
+ */
+export const figures = sql.raw(`mrr::bigint as mrr_cents, paying::int as active_subscribers, trialing::int as trialing,
+  added::int as new_subscribers, lost::int as lost_subscribers, round(coalesce(lost_30d::numeric / nullif(base_30d, 0), 0), 4) as churn_rate_30d,
+  lost_30d::int as lost_30d, base_30d::int as base_30d`);
+
+/** When subscription `s` stopped being live (migrations/0020), null while it is. */
+export const endOf = sql`case when s.status = 'canceled' then least(coalesce(s.ended_at, s.canceled_at, s.updated_at), s.lapsed_at)
+  when not subscription_live(s.status) then coalesce(s.lapsed_at, s.updated_at) end`;
+
+/**
+ * The scope's subscriptions that ever were live, as whole days (see `dayFigures`): `starts`,
+ * `ends` (null while live) and `pays`. `narrow` is a further condition on `s`, the subscription.
+ */
+export const spells = (scope: Scope, narrow: RawBuilder<unknown> = sql`true`) => sql`
+  select x.id, x.member_id, x.price_cents, x.billing_period,
+         (x.created_at at time zone 'UTC')::date as starts,
+         -- The first day whose end (the next midnight) is at or after the instant.
+         ((x.ended_at - interval '1 microsecond') at time zone 'UTC')::date as ends,
+         greatest((x.created_at at time zone 'UTC')::date, ((x.trial_end - interval '1 microsecond') at time zone 'UTC')::date) as pays
+  from (
+    select s.id, s.member_id, s.price_cents, s.billing_period, s.created_at, s.trial_end, ${endOf} as ended_at
+    from subscriptions s
+    where s.creator_id = ${scope.creatorId} and (${scope.communityId ?? null}::uuid is null or s.community_id = ${scope.communityId ?? null}::uuid)
+      and ${narrow}
+  ) x where x.ended_at is null or x.ended_at > x.created_at`;
+
+/**
+ * The changes each subscription of `s` (spells) makes to its member's counts (COUNTS), dated by
+ * day, through `last`: started, paying from the trial's end, ended; and a day and 30 days on.
+ */
+export const memberEvents = (last: string) => sql`
+  select s.member_id, e.*
+  from s cross join lateral (values
+    (s.starts, 1, 0, 0, 0, 1, 0, 1, 0),
+    (s.starts + 1, 0, 0, 1, 0, -1, 0, 0, 0),
+    (s.starts + 30, 0, 0, 0, 1, 0, 0, -1, 0),
+    (case when s.ends is null or s.pays < s.ends then s.pays end, 0, 1, 0, 0, 0, 0, 0, 0),
+    (s.ends, -1, case when s.pays < s.ends then -1 else 0 end, 0, 0, 0, 1, 0, 1),
+    (s.ends + 1, 0, 0, -1, 0, 0, -1, 0, 0),
+    (s.ends + 30, 0, 0, 0, -1, 0, 0, 0, -1)
+  ) as e(day, live, paying, live_1, live_30, started, ended, started_30, ended_30)
+  where e.day <= ${last}::date`;
+
+/**
+ * CTEs `ch`, `prices` and `paid`: each subscription of `s`'s paid days [since, until) (null:
+ * unbounded) at one monthly price, from its recorded prices (see `dayFigures`). `each`: the
+ * records of a few subscriptions, looked up one subscription at a time (the planner would
+ * rather hash every record of the creator, not knowing how few `s` holds).
+ */
+export const paidPeriods = (scope: Scope, each = false) => sql`
+  ch as (
+    select c.subscription_id as id, c.id as change_id, c.recorded_at, (c.recorded_at at time zone 'UTC')::date as since,
+           monthly_cents(c.price_cents, coalesce(c.billing_period, s.billing_period)) as monthly
+    from s ${
+      each
+        ? sql`cross join lateral (select * from subscription_changes c where c.creator_id = ${scope.creatorId} and c.subscription_id = s.id offset 0) c`
+        : sql`join subscription_changes c on c.creator_id = ${scope.creatorId} and c.subscription_id = s.id`
+    }
+  ),
+  -- Monthly price periods [since, until) (null: unbounded) of the subscriptions with records.
+  prices as (
+    select id, since, lead(since) over (partition by id order by since) as until, monthly
+    from (select distinct on (id, since) id, since, monthly from ch order by id, since, recorded_at desc, change_id desc) x
+    union all
+    (select distinct on (id) id, null, since, monthly from ch order by id, recorded_at, change_id)
+  ),
+  paid as (
+    select greatest(s.pays, p.since) as since, least(s.ends, p.until) as until, coalesce(p.monthly, monthly_cents(s.price_cents, s.billing_period)) as monthly
+    from s left join prices p on p.id = s.id
+  )`;
 
 /**
  * The figures at the end of each of `days` (UTC dates), one row per day, in one pass over the
@@ -64,60 +149,19 @@ const dayTotals = raw(COUNTS.map((c) => `sum(${c})::int as ${c}`));
  * reconciliation dates it at its run). The billing period is recorded with the price from
  * migration 0031 on; an older record counts at the subscription's current period.
  */
-export async function dayFigures(scope: Scope, days: string[], trx: Executor): Promise<HistoryRow[]> {
+export async function dayFigures(scope: Scope, days: string[], trx: Executor): Promise<DayTotals[]> {
   if (!days.length) return [];
   const sorted = [...days].sort();
   const first = sorted[0]!;
   const last = sorted.at(-1)!;
-  const community = scope.communityId ?? null;
-  const { rows } = await sql<HistoryRow>`
-    with s as (
-      select x.id, x.member_id, x.price_cents, x.billing_period,
-             (x.created_at at time zone 'UTC')::date as starts,
-             -- The first day whose end (the next midnight) is at or after the instant.
-             ((x.ended_at - interval '1 microsecond') at time zone 'UTC')::date as ends,
-             greatest((x.created_at at time zone 'UTC')::date, ((x.trial_end - interval '1 microsecond') at time zone 'UTC')::date) as pays
-      from (
-        select s.id, s.member_id, s.price_cents, s.billing_period, s.created_at, s.trial_end,
-               case when s.status = 'canceled' then least(coalesce(s.ended_at, s.canceled_at, s.updated_at), s.lapsed_at)
-                    when not subscription_live(s.status) then coalesce(s.lapsed_at, s.updated_at) end as ended_at
-        from subscriptions s
-        where s.creator_id = ${scope.creatorId} and (${community}::uuid is null or s.community_id = ${community}::uuid)
-      ) x where x.ended_at is null or x.ended_at > x.created_at
-    ),
+  const { rows } = await sql<DayTotals>`
+    with s as (${spells(scope)}),
     -- A subscription's changes to its member's counts, dated by day; those after the range do not matter.
-    ev as (
-      select s.member_id, e.*
-      from s cross join lateral (values
-        (s.starts, 1, 0, 0, 0, 1, 0, 1, 0),
-        (s.starts + 1, 0, 0, 1, 0, -1, 0, 0, 0),
-        (s.starts + 30, 0, 0, 0, 1, 0, 0, -1, 0),
-        (case when s.ends is null or s.pays < s.ends then s.pays end, 0, 1, 0, 0, 0, 0, 0, 0),
-        (s.ends, -1, case when s.pays < s.ends then -1 else 0 end, 0, 0, 0, 1, 0, 1),
-        (s.ends + 1, 0, 0, -1, 0, 0, -1, 0, 0),
-        (s.ends + 30, 0, 0, 0, -1, 0, 0, 0, -1)
-      ) as e(day, live, paying, live_1, live_30, started, ended, started_30, ended_30)
-      where e.day <= ${last}::date
-    ),
+    ev as (${memberEvents(last)}),
     md as (select member_id, day, ${dayTotals} from ev group by member_id, day),
     -- The member's counts after (a_) and before (b_) each day they changed on.
     mc as (select member_id, day, ${runningCounts} from md window w as (partition by member_id order by day rows unbounded preceding)),
-    ch as (
-      select c.subscription_id as id, c.id as change_id, c.recorded_at, (c.recorded_at at time zone 'UTC')::date as since,
-             monthly_cents(c.price_cents, coalesce(c.billing_period, s.billing_period)) as monthly
-      from s join subscription_changes c on c.creator_id = ${scope.creatorId} and c.subscription_id = s.id
-    ),
-    -- Monthly price periods [since, until) (null: unbounded) of the subscriptions with records.
-    prices as (
-      select id, since, lead(since) over (partition by id order by since) as until, monthly
-      from (select distinct on (id, since) id, since, monthly from ch order by id, since, recorded_at desc, change_id desc) x
-      union all
-      (select distinct on (id) id, null, since, monthly from ch order by id, recorded_at, change_id)
-    ),
-    paid as (
-      select greatest(s.pays, p.since) as since, least(s.ends, p.until) as until, coalesce(p.monthly, monthly_cents(s.price_cents, s.billing_period)) as monthly
-      from s left join prices p on p.id = s.id
-    ),
+    ${paidPeriods(scope)},
     changes as (
       select greatest(day, ${first}::date - 1) as day, ${raw(Object.keys(FLAGS))}, 0::bigint as mrr
       from (select day, ${memberDeltas} from mc group by day) m
@@ -132,9 +176,6 @@ export async function dayFigures(scope: Scope, days: string[], trx: Executor): P
       select day, ${raw(Object.keys(FLAGS).map((k) => `sum(sum(${k})) over w as ${k}`))}, sum(sum(mrr)) over w as mrr
       from changes group by day window w as (order by day rows unbounded preceding)
     )
-    select day::text as day, mrr::bigint as mrr_cents, paying::int as active_subscribers, trialing::int as trialing,
-           added::int as new_subscribers, lost::int as lost_subscribers,
-           round(coalesce(lost_30d::numeric / nullif(base_30d, 0), 0), 4) as churn_rate_30d
-    from totals where day = any(${sorted}::date[]) order by day`.execute(trx);
+    select day::text as day, ${figures} from totals where day = any(${sorted}::date[]) order by day`.execute(trx);
   return rows;
 }

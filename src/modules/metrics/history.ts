@@ -2,7 +2,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Executor } from '../../db/tx.js';
 import { ALL_COMMUNITIES } from './counters.js';
-import { dayFigures, type HistoryRow } from './history-pass.js';
+import { mirroredSince, nextDay } from './history-day.js';
+import { dayFigures, type DayTotals, type HistoryRow } from './history-pass.js';
 import type { Scope } from './metrics.repo.js';
 
 const DAY_MS = 86_400_000;
@@ -16,9 +17,18 @@ export const HISTORY_MAX_DAYS = 90;
  * (bench/metrics.ts), 200,000 is ~2 s. A read stores the most recent missing days that fit after
  * the scope's subscriptions (for all but the largest creators, all of them, up to the 366 a read
  * may ask for); a scope of more than the budget's subscriptions gets none on a read (fewer days
- * would not make its pass cheaper), and the job fills its last HISTORY_MAX_DAYS.
+ * would not make its pass cheaper), and the job fills its last HISTORY_MAX_DAYS. Days that follow
+ * a stored day cost far less (history-day.ts); the budget does not count on it.
  */
 export const READ_BACKFILL_COST = 200_000;
+
+/**
+ * The most days computed one from the other after a stored day (history-day.ts); more go in one
+ * pass. A day costs its changes, the pass the scope's subscriptions: at the bench's churn (1M
+ * subscriptions, ~13,000 starts a day) a day is ~1/20 of a pass, so a week missed by a stopped
+ * node is cheaper day by day and a 90-day backfill is not.
+ */
+export const CHAIN_MAX_DAYS = 7;
 
 export const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 const dayBefore = (day: string) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) - DAY_MS));
@@ -36,8 +46,15 @@ export type { HistoryRow };
  * the job's or a read's; a second writer writes nothing. Only days that have ended are
  * written, so no row holds figures from before its day's end; today is never stored.
  *
- * A past day is reconstructed from the subscription mirror as it is now, in one pass over the
- * scope's subscriptions whatever the number of days (history-pass.ts): a subscription was live
+ * A day that follows a stored day (the job's steady state: one new day per scope per day, or
+ * up to CHAIN_MAX_DAYS a stopped node missed) is that day plus its changes (history-day.ts):
+ * O(the day's starts, ends, trial ends and recorded prices), not O(subscriptions). Other days —
+ * a backfill with no stored day before it or longer than CHAIN_MAX_DAYS, the day after a row
+ * stored before migration 0033, or after the mirror recorded a change dated in an already
+ * stored day (a late cancellation, a subscription first seen after its day was stored) — are
+ * reconstructed from the subscription mirror as it is now,
+ * in one pass over the scope's subscriptions whatever the number of days (history-pass.ts),
+ * which is what a day from the day before is held equal to: a subscription was live
  * from `created_at` until it ended (`ended_at`, else `canceled_at`) or lapsed into a status that
  * is not live (`lapsed_at`: unpaid, paused, incomplete…), trialing until `trial_end`, and paying
  * the rest of the time, in MRR at the price recorded for it that day (subscription_changes). The
@@ -81,18 +98,55 @@ export function createMetricsHistory({ db, now, readBackfillCost = READ_BACKFILL
     return rows[0]!.n;
   }
 
-  /** Computes `days` (all ended) in one pass and stores them; a day another writer stored meanwhile is kept as it is. */
+  /** A stored day with the running counts the next day starts from (rows from before migration 0033 have none), and when it was stored. */
+  async function stored(scope: Scope, day: string, trx: Executor): Promise<(DayTotals & { created_at: Date }) | undefined> {
+    return trx
+      .selectFrom('metrics_daily')
+      .select([sql<string>`day::text`.as('day'), 'mrr_cents', 'active_subscribers', 'trialing', 'new_subscribers', 'lost_subscribers', 'churn_rate_30d'])
+      .select([sql<number>`lost_30d`.as('lost_30d'), sql<number>`base_30d`.as('base_30d'), 'created_at'])
+      .where('creator_id', '=', scope.creatorId)
+      .where(sameScope(scope, sql`community_id`))
+      .where('day', '=', day)
+      .where('lost_30d', 'is not', null)
+      .where('base_30d', 'is not', null)
+      .executeTakeFirst();
+  }
+
+  /**
+   * The figures of `days` (ended, oldest first): each from the day before and its changes
+   * (history-day.ts) when they are at most CHAIN_MAX_DAYS, follow a stored day that has its
+   * running counts, and the mirror wrote nothing since that the stored days did not see; else
+   * all in one pass (history-pass.ts).
+   */
+  async function compute(scope: Scope, days: string[], trx: Executor): Promise<DayTotals[]> {
+    const prev = await stored(scope, dayBefore(days[0]!), trx);
+    const consecutive = days.every((d, i) => i === 0 || dayBefore(d) === days[i - 1]);
+    if (!prev || !consecutive || days.length > CHAIN_MAX_DAYS || (await mirroredSince(scope, days[0]!, prev.created_at, trx))) return dayFigures(scope, days, trx);
+    const rows: DayTotals[] = [];
+    let last: DayTotals = prev;
+    for (const day of days) rows.push((last = await nextDay(scope, day, last, trx)));
+    return rows;
+  }
+
+  /**
+   * Computes `days` (all ended) and stores them; a day another writer stored meanwhile is kept
+   * as it is. In one transaction, so a row's created_at (its start) is no later than what its
+   * figures saw: the next day's check of what the mirror wrote since (history-day.ts) counts on it.
+   */
   async function write(scope: Scope, days: string[]): Promise<number> {
     if (!days.length) return 0;
-    const rows = await figuresAt(scope, days, db);
-    const { numAffectedRows } = await sql`insert into metrics_daily
-        (creator_id, community_id, day, mrr_cents, active_subscribers, trialing, new_subscribers, lost_subscribers, churn_rate_30d)
-      select ${scope.creatorId}, ${scope.communityId ?? null}::uuid, x.day, x.mrr, x.active, x.trialing, x.new, x.lost, x.churn
-      from unnest(${rows.map((r) => r.day)}::date[], ${rows.map((r) => r.mrr_cents)}::bigint[], ${rows.map((r) => r.active_subscribers)}::int[],
-                  ${rows.map((r) => r.trialing)}::int[], ${rows.map((r) => r.new_subscribers)}::int[], ${rows.map((r) => r.lost_subscribers)}::int[],
-                  ${rows.map((r) => r.churn_rate_30d)}::numeric[]) as x(day, mrr, active, trialing, new, lost, churn)
-      on conflict do nothing`.execute(db);
-    return Number(numAffectedRows ?? 0);
+    return db.transaction().execute(async (trx) => {
+      const rows = await compute(scope, [...days].sort(), trx);
+      const { numAffectedRows } = await sql`insert into metrics_daily
+          (creator_id, community_id, day, mrr_cents, active_subscribers, trialing, new_subscribers, lost_subscribers, churn_rate_30d, lost_30d, base_30d)
+        select ${scope.creatorId}, ${scope.communityId ?? null}::uuid, x.day, x.mrr, x.active, x.trialing, x.new, x.lost, x.churn, x.lost_30d, x.base_30d
+        from unnest(${rows.map((r) => r.day)}::date[], ${rows.map((r) => r.mrr_cents)}::bigint[], ${rows.map((r) => r.active_subscribers)}::int[],
+                    ${rows.map((r) => r.trialing)}::int[], ${rows.map((r) => r.new_subscribers)}::int[], ${rows.map((r) => r.lost_subscribers)}::int[],
+                    ${rows.map((r) => r.churn_rate_30d)}::numeric[], ${rows.map((r) => r.lost_30d)}::int[], ${rows.map((r) => r.base_30d)}::int[])
+          as x(day, mrr, active, trialing, new, lost, churn, lost_30d, base_30d)
+        on conflict do nothing`.execute(trx);
+      return Number(numAffectedRows ?? 0);
+    });
   }
 
   async function fill(scope: Scope, today: string): Promise<number> {
