@@ -37,6 +37,9 @@ $$;
 create function member_streak_logged() returns trigger
 language plpgsql
 as $$
+declare
+  again_creators uuid[];
+  again_members uuid[];
 begin
   with d as (
     -- One row per member of the statement's logs: their new days' range.
@@ -57,12 +60,21 @@ begin
     where (a.streak_to is null or d.lo < a.streak_from or d.hi > a.streak_to)
       and not coalesce(d.hi < a.streak_from - 1, false)
   ),
-  again as (
-    select * from member_streaks(array(select creator_id from moved where streak_from is null), array(select member_id from moved where streak_from is null))
+  simple as (
+    update member_activity a set streak_from = n.streak_from, streak_to = n.streak_to
+    from (select * from moved where streak_from is not null order by creator_id, member_id) n
+    where a.creator_id = n.creator_id and a.member_id = n.member_id
   )
-  update member_activity a set streak_from = n.streak_from, streak_to = n.streak_to
-  from (select * from moved where streak_from is not null union all select * from again order by 1, 2) n
-  where a.creator_id = n.creator_id and a.member_id = n.member_id;
+  select array_agg(creator_id order by creator_id, member_id), array_agg(member_id order by creator_id, member_id)
+  into again_creators, again_members
+  from moved where streak_from is null;
+  -- Only when some member's days must be read again: a statement over the logs planned for
+  -- no member at all would cost every log more than the update itself.
+  if again_creators is not null then
+    update member_activity a set streak_from = s.streak_from, streak_to = s.streak_to
+    from member_streaks(again_creators, again_members) s
+    where a.creator_id = s.creator_id and a.member_id = s.member_id;
+  end if;
   return null;
 end $$;
 
