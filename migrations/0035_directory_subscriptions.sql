@@ -50,6 +50,21 @@ from members p, (
 ) v
 where cm.creator_id = v.creator_id and cm.member_id = v.member_id and p.id = cm.member_id;
 
+-- A row inserted without the copies (by a node of the build before this migration, during a
+-- rolling deploy: the columns' defaults) gets them from the view, so a member who joins
+-- meanwhile is not listed blank. A real member has a name, and the current build writes it:
+-- the WHEN keeps its inserts free of the call.
+create function directory_row_copies() returns trigger
+language plpgsql
+as $$
+begin
+  select v.name, v.email, v.avatar_url, v.subscriptions into new.name, new.email, new.avatar_url, new.subscriptions
+  from creator_membership_source v where v.creator_id = new.creator_id and v.member_id = new.member_id;
+  return new;
+end $$;
+create trigger directory_row_copies before insert on creator_members
+  for each row when (new.name = '') execute function directory_row_copies();
+
 -- A member's name, e-mail or avatar changed: every directory row of theirs (found through
 -- their subscriptions: a member has few creators) follows, search keys included.
 create function directory_member_changed() returns trigger

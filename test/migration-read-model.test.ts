@@ -26,9 +26,9 @@ describe('migrations 0035 and 0036 (the member list read model)', () => {
         await sql`insert into communities (id, creator_id, name, slug, category) values (${community}, ${creatorId}, ${slug}, ${`${slug}-${creatorId.slice(0, 8)}`}, 'outros')`.execute(db);
         await sql`insert into tiers (id, creator_id, community_id, name, price_cents, currency, billing_period) values (${tier}, ${creatorId}, ${community}, ${slug}, 1000, 'brl', 'monthly')`.execute(db);
       }
-      const subscription = (community: string, tier: string, status: string, createdAt: string) =>
+      const subscription = (community: string, tier: string, status: string, createdAt: string, member = memberId) =>
         sql`insert into subscriptions (id, creator_id, community_id, tier_id, member_id, status, price_cents, billing_period, processor_subscription_id, created_at, updated_at)
-          values (${uuid()}, ${creatorId}, ${community}, ${tier}, ${memberId}, ${status}, 1000, 'monthly', ${`sub_${uuid()}`}, ${createdAt}, ${createdAt})`.execute(db);
+          values (${uuid()}, ${creatorId}, ${community}, ${tier}, ${member}, ${status}, 1000, 'monthly', ${`sub_${uuid()}`}, ${createdAt}, ${createdAt})`.execute(db);
       await subscription(second, pro, 'canceled', '2026-03-01T10:00:00.123456Z');
       await subscription(first, basic, 'active', '2026-04-02T08:30:00Z');
       await sql`insert into creator_members (creator_id, member_id, joined_at, last_joined_at, state, name_key, search)
@@ -37,7 +37,15 @@ describe('migrations 0035 and 0036 (the member list read model)', () => {
         select creator_id, community_id, member_id, joined_at, state, subscription_id, tier_id from community_membership_source`.execute(db);
 
       expect(await migrateToLatest(db)).toContain('0035_directory_subscriptions');
-      const { rows } = await sql<{ name: string; subscriptions: unknown }>`select name, email, subscriptions from creator_members where creator_id = ${creatorId}`.execute(db);
+      // A node of the build before 0035 (a rolling deploy) inserts a row without the copies: the trigger fills them.
+      const late = uuid();
+      await sql`insert into members (id, name, email) values (${late}, 'Bia Tarde', ${`late-${late}@example.com`})`.execute(db);
+      await subscription(first, basic, 'trialing', '2026-05-01T00:00:00Z', late);
+      await sql`insert into creator_members (creator_id, member_id, joined_at, last_joined_at, state, name_key, search)
+        select creator_id, member_id, joined_at, last_joined_at, state, name_key, search from creator_membership_source where member_id = ${late}`.execute(db);
+      const copied = await sql<{ name: string; subscriptions: Array<{ status: string }> }>`select name, subscriptions from creator_members where member_id = ${late}`.execute(db);
+      expect(copied.rows.map((r) => [r.name, r.subscriptions.map((x) => x.status)])).toEqual([['Bia Tarde', ['trialing']]]);
+      const { rows } = await sql<{ name: string; subscriptions: unknown }>`select name, email, subscriptions from creator_members where creator_id = ${creatorId} and member_id = ${memberId}`.execute(db);
       expect(rows.map((r) => r.name)).toEqual(['Ana Lima']);
       expect(rows.map((r) => r.subscriptions)).toEqual([
         [
