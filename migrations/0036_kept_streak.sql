@@ -91,7 +91,8 @@ begin
   )
   update member_activity a set streak_from = s.streak_from, streak_to = s.streak_to
   from (select m.creator_id, m.member_id, s.streak_from, s.streak_to
-        from m left join member_streaks(array(select creator_id from m), array(select member_id from m)) s
+        from m left join member_streaks(array(select creator_id from m order by creator_id, member_id),
+                                        array(select member_id from m order by creator_id, member_id)) s
           on s.creator_id = m.creator_id and s.member_id = m.member_id
         order by 1, 2) s
   where a.creator_id = s.creator_id and a.member_id = s.member_id;
