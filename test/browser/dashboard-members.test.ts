@@ -28,7 +28,8 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard's members in Chr
     const expected = (await apiGet(w, '/api/v1/members?status=at_risk')).data as Array<{ id: string; name: string }>;
     expect(expected.map((m) => m.name)).toEqual(['Listed Member 4']);
     const rows = page.getByTestId('member-row');
-    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-member-id')))).toEqual(expected.map((m) => m.id));
+    // The filtered page replaces the unfiltered one after the URL changes: wait for it, not for the first paint.
+    await expect.poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-member-id'))), { timeout: 10_000 }).toEqual(expected.map((m) => m.id));
     await rows.first().getByRole('link').click();
     await waitForScreen(page);
     expect(await page.getByTestId('member-name').textContent()).toBe('Listed Member 4');
