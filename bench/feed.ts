@@ -36,7 +36,7 @@ import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
 import { seedFeed, type FeedFixture } from './seed-feed.js';
 import { benchDatabase, cpuReader, measuredRun } from './server.js';
-import { counts, env, int, onlyScenarios, runBench } from './knobs.js';
+import { counts, env, int, onlyScenarios, runBench, flag } from './knobs.js';
 
 const duration = int('BENCH_DURATION', 10);
 const warmup = int('BENCH_WARMUP', 2);
@@ -126,7 +126,7 @@ async function main() {
         tokens: int('BENCH_TOKENS', 2000),
       });
       console.error(`seeded members in ${fixture.seed_s.members} s, the feed in ${fixture.seed_s.feed} s`);
-      if (env.BENCH_KEEP) {
+      if (flag('BENCH_KEEP')) {
         await mkdir('.tmp', { recursive: true });
         await writeFile(fixtureFile, JSON.stringify(fixture));
         console.error(`kept database ${dbName}; rerun with BENCH_DB=${dbName} (fixture in ${fixtureFile})`);

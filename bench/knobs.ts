@@ -7,6 +7,9 @@ export const env = process.env;
 
 export const int = (name: string, fallback: number): number => Number(env[name] ?? fallback);
 
+/** A switch: on when set to anything but empty, 0, false or no (BENCH_IDEMPOTENCY=0 is off, not on). */
+export const flag = (name: string): boolean => !['', '0', 'false', 'no'].includes((env[name] ?? '').trim().toLowerCase());
+
 /** A comma-separated list of numbers, e.g. BENCH_CONNECTIONS=1,4,16. */
 export const counts = (name: string, fallback: string): number[] => (env[name] ?? fallback).split(',').map((s) => Number(s.trim()));
 

@@ -29,7 +29,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { seedChallenge, type ChallengeFixture } from './seed-challenges.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
 import { benchDatabase, cpuReader, measuredRun } from './server.js';
-import { counts, env, int, onlyScenarios, runBench } from './knobs.js';
+import { counts, env, int, onlyScenarios, runBench, flag } from './knobs.js';
 
 const members = int('BENCH_MEMBERS', 110_000);
 const participants = int('BENCH_PARTICIPANTS', 100_000);
@@ -121,7 +121,7 @@ async function main() {
       seedSeconds = { members: Math.round((seeded - started) / 1000), challenge: Math.round((Date.now() - seeded) / 1000) };
       fixture = { members, participants, main, challenge };
       console.error(`seeded ${members} members in ${seedSeconds.members} s, ${participants} participants in ${seedSeconds.challenge} s`);
-      if (env.BENCH_KEEP) {
+      if (flag('BENCH_KEEP')) {
         await mkdir('.tmp', { recursive: true });
         await writeFile(fixtureFile, JSON.stringify(fixture));
         console.error(`kept database ${dbName}; rerun with BENCH_DB=${dbName} (fixture in ${fixtureFile})`);

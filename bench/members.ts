@@ -19,7 +19,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { benchDatabase, cpuReader, measuredRun, memMb, resetPeakRss } from './server.js';
 import { RARE_QUERY, seedMembers, type MembersFixture } from './seed-members.js';
-import { env, int, onlyScenarios, runBench } from './knobs.js';
+import { env, int, onlyScenarios, runBench, flag } from './knobs.js';
 
 const members = int('BENCH_MEMBERS', 1_000_000);
 const smallMembers = int('BENCH_SMALL_MEMBERS', 10_000);
@@ -84,7 +84,7 @@ async function main() {
       seedSeconds = Math.round((Date.now() - started) / 1000);
       fixture = { members, small_members: smallMembers, main, small };
       console.error(`seeded ${members} + ${smallMembers} members in ${seedSeconds} s`);
-      if (env.BENCH_KEEP) {
+      if (flag('BENCH_KEEP')) {
         await mkdir('.tmp', { recursive: true });
         await writeFile(fixtureFile, JSON.stringify(fixture));
         console.error(`kept database ${dbName}; rerun with BENCH_DB=${dbName} (fixture in ${fixtureFile})`);

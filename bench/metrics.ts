@@ -45,7 +45,7 @@ import type { Scope } from '../src/modules/metrics/metrics.repo.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
 import { seedPayments, type MetricsSeed } from './seed-metrics.js';
 import { benchDatabase, cpuReader, measuredRun } from './server.js';
-import { counts, env, int, onlyScenarios, runBench } from './knobs.js';
+import { counts, env, int, onlyScenarios, runBench, flag } from './knobs.js';
 
 const members = int('BENCH_MEMBERS', 833_334);
 const historyDays = int('BENCH_HISTORY_DAYS', 30);
@@ -228,7 +228,7 @@ async function main() {
     } else {
       fixture = await seed(db.url);
       console.error(`seeded ${fixture.members} members, ${fixture.subscriptions} subscriptions, ${fixture.money?.payments ?? 0} payments in ${JSON.stringify(fixture.seed_s)} s`);
-      if (env.BENCH_KEEP) {
+      if (flag('BENCH_KEEP')) {
         await mkdir('.tmp', { recursive: true });
         await writeFile(fixtureFile, JSON.stringify(fixture));
         console.error(`kept database ${dbName}; rerun with BENCH_DB=${dbName} (fixture in ${fixtureFile})`);

@@ -30,7 +30,7 @@ import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
 import { seedMembers, type MembersFixture } from './seed-members.js';
 import { benchDatabase, cpuReader, measuredRun, memMb, resetPeakRss } from './server.js';
-import { env, int, onlyScenarios, runBench } from './knobs.js';
+import { env, int, onlyScenarios, runBench, flag } from './knobs.js';
 
 const members = int('BENCH_MEMBERS', 10_000);
 const duration = int('BENCH_DURATION', 8);
@@ -88,7 +88,7 @@ async function main() {
       const { rows } = await sql<{ id: string }>`select id from subscriptions where creator_id = ${seeded.creator_id} order by id limit 1`.execute(conn.db);
       await conn.close();
       fixture = { ...seeded, subscription_id: rows[0]!.id };
-      if (env.BENCH_KEEP) {
+      if (flag('BENCH_KEEP')) {
         await mkdir('.tmp', { recursive: true });
         await writeFile(db.fixtureFile, JSON.stringify(fixture));
         console.error(`kept database ${db.name}; rerun with BENCH_DB=${db.name}`);

@@ -4,6 +4,7 @@ import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectPostgres } from '../src/db/client.js';
 import { cpuCounter, cpuMs } from './cpu.js';
+import { flag } from './knobs.js';
 
 /**
  * The real server as `npm start` runs it (src/server.ts bundled into dist/server.mjs, built
@@ -105,7 +106,7 @@ export async function benchDatabase(prefix: string) {
     url: url.toString(),
     /** Seeded by an earlier run: read its fixture instead of seeding. */
     reused: reuse !== undefined,
-    kept: Boolean(env.BENCH_KEEP || reuse),
+    kept: Boolean(flag('BENCH_KEEP') || reuse),
     fixtureFile: `.tmp/${name}.json`,
     async startServer(port: number) {
       server = await startBenchServer(url.toString(), port);
@@ -120,7 +121,7 @@ export async function benchDatabase(prefix: string) {
         server.kill('SIGTERM');
         await exited;
       }
-      if (!env.BENCH_KEEP && !reuse) await sql.raw(`drop database if exists ${name} with (force)`).execute(admin.db);
+      if (!flag('BENCH_KEEP') && !reuse) await sql.raw(`drop database if exists ${name} with (force)`).execute(admin.db);
       await admin.close();
     },
   };

@@ -26,7 +26,7 @@ import { newId } from '../src/db/ids.js';
 import { generateApiKey } from '../src/http/auth.js';
 import { cpuReader, startBenchServer } from './server.js';
 import { seedTrainingHistory, type BenchFixture } from './seed-training.js';
-import { env, int, runBench } from './knobs.js';
+import { env, int, runBench, flag } from './knobs.js';
 
 const serverUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const members = int('BENCH_MEMBERS', 2000);
@@ -56,7 +56,7 @@ async function main() {
       const started = Date.now();
       fixture = await seedTrainingHistory(url.toString(), { members, logsPerMember, setsPerLog, challenges });
       console.log(`seeded ${members * logsPerMember * setsPerLog} sets (${members} members) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-      if (env.BENCH_KEEP) {
+      if (flag('BENCH_KEEP')) {
         await mkdir('.tmp', { recursive: true });
         await writeFile(fixtureFile, JSON.stringify(fixture));
         console.log(`kept database ${dbName}; rerun with BENCH_DB=${dbName}`);
@@ -66,7 +66,7 @@ async function main() {
     server = await startBenchServer(url.toString(), port);
 
     const { exerciseIds, tokens, workoutId } = fixture;
-    const webhook = env.BENCH_WEBHOOK ? await subscribeCreator(url.toString(), workoutId) : undefined;
+    const webhook = flag('BENCH_WEBHOOK') ? await subscribeCreator(url.toString(), workoutId) : undefined;
     let n = 0;
     // The floor this machine sets: an authenticated read (one indexed query) on the same server.
     const floor = await autocannon({
@@ -102,7 +102,7 @@ async function main() {
                 'content-type': 'application/json',
                 authorization: `Bearer ${token}`,
                 // As the member app sends it: a fresh key per workout (claim + stored answer).
-                ...(env.BENCH_IDEMPOTENCY ? { 'idempotency-key': randomUUID() } : {}),
+                ...(flag('BENCH_IDEMPOTENCY') ? { 'idempotency-key': randomUUID() } : {}),
               },
               body: JSON.stringify({ workout_id: workoutId, performed_at: new Date().toISOString(), sets }),
             };
@@ -141,7 +141,7 @@ async function main() {
       server.kill('SIGTERM');
       await exited;
     }
-    if (!env.BENCH_KEEP && !reuse) await sql.raw(`drop database ${dbName}`).execute(admin.db);
+    if (!flag('BENCH_KEEP') && !reuse) await sql.raw(`drop database ${dbName}`).execute(admin.db);
     await admin.close();
   }
 }
