@@ -45,6 +45,10 @@ function keptScope(f: DirectoryFilter): string | undefined {
   return f.communityId ?? f.tierId ?? ALL_COMMUNITIES;
 }
 
+/** How long an estimated total answers again without asking the planner, and how many are kept (oldest dropped first). */
+export const ESTIMATE_KEEP_MS = 60_000;
+const ESTIMATES_KEPT = 1_000;
+
 /** A row of the directory, as read for a page or an export batch (the service presents it). */
 export interface DirectoryRow {
   member_id: string;
@@ -84,6 +88,19 @@ export interface After {
  * one is named), activity always over all of the creator's communities.
  */
 export function createDirectoryRepo(db: Executor) {
+  /**
+   * Estimated totals by creator and filter, kept ESTIMATE_KEEP_MS on this node: asking the
+   * planner costs a round trip and a planning per request (more than the page itself for a
+   * status filter at a million members), and the answer is flagged as an estimate anyway. An
+   * exact total (a kept one, or a count under the cap) is never kept.
+   */
+  const estimates = new Map<string, { total: number; until: number }>();
+  function remember(memo: string, total: number, now: Date) {
+    if (estimates.size >= ESTIMATES_KEPT) estimates.delete(estimates.keys().next().value!);
+    estimates.set(memo, { total, until: now.getTime() + ESTIMATE_KEEP_MS });
+    return { total, estimate: true };
+  }
+
   /** The FROM and WHERE of a query; `c` is the community row when scoped, `m` the creator's. */
   function matching(creatorId: string, f: DirectoryFilter, sort: DirectorySort, now: Date) {
     const scoped = Boolean(f.communityId || f.tierId);
@@ -214,7 +231,9 @@ export function createDirectoryRepo(db: Executor) {
      * its kept total (directory_totals). Otherwise the planner's estimate first (a millisecond at any size); when
      * it says the matches are few, an exact count that walks at most `cap` + 1 of them. Above
      * `cap` the total is the estimate, flagged: a count over a million rows per request would
-     * cost more than the page itself.
+     * cost more than the page itself. An estimate answers the same creator and filter again for
+     * ESTIMATE_KEEP_MS (planning it cost a status-filtered first page at 1M members a quarter
+     * of its throughput).
      */
     async count(creatorId: string, f: DirectoryFilter, now: Date, cap: number, trx: Executor = db): Promise<{ total: number; estimate: boolean }> {
       const scope = keptScope(f);
@@ -223,15 +242,18 @@ export function createDirectoryRepo(db: Executor) {
             (select members from directory_totals where creator_id = ${creatorId} and scope_id = ${scope}), 0)::int as n`.execute(trx);
         return { total: rows[0]!.n, estimate: false };
       }
+      const memo = `${creatorId}|${f.communityId ?? ''}|${f.tierId ?? ''}|${f.status ?? ''}|${f.joinedAfter?.toISOString() ?? ''}|${f.q ?? ''}`;
+      const known = estimates.get(memo);
+      if (known && known.until > now.getTime()) return { total: known.total, estimate: true };
       const q = matching(creatorId, f, { key: 'joined_at', desc: true }, now);
       const plan = await sql<{ 'QUERY PLAN': unknown }>`explain (format json) select 1 from ${q.from} where ${q.where}`.execute(trx);
       const raw = plan.rows[0]!['QUERY PLAN'];
       const estimated = Math.round(((typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: { 'Plan Rows': number } }>)[0]!.Plan['Plan Rows']);
       // A filtered estimate can be off by a factor; five times the cap, an exact count would not come out below it.
-      if (estimated > 5 * cap) return { total: estimated, estimate: true };
+      if (estimated > 5 * cap) return remember(memo, estimated, now);
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from (select 1 from ${q.from} where ${q.where} limit ${cap + 1}) t`.execute(trx);
       const n = rows[0]!.n;
-      return n <= cap ? { total: n, estimate: false } : { total: Math.max(estimated, n), estimate: true };
+      return n <= cap ? { total: n, estimate: false } : remember(memo, Math.max(estimated, n), now);
     },
 
     /**

@@ -20,6 +20,7 @@ import {
   type Place,
 } from '../../../test/members-kit.js';
 import type { SubscriptionStatus } from '../../db/types.js';
+import { createDirectoryRepo, ESTIMATE_KEEP_MS, type DirectoryFilter } from './directory.repo.js';
 
 /**
  * GET /api/v1/members: filters alone and combined, status (DESIGN §7) over time, search,
@@ -983,6 +984,40 @@ describe('totals above the exact-count limit', () => {
     // Another creator's tier is not this creator's: no members.
     const other = await createCreator(capped);
     expect((await listMembers(capped, other, `?limit=1&tier_id=${pro}`)).pagination).toEqual({ page: 1, limit: 1, total: 0, pages: 0, total_is_estimate: false });
+  });
+
+  it('answers an estimated total again for a minute per creator and filter without asking the planner, and never keeps an exact count', async () => {
+    const { creator } = await creatorWith(4);
+    const { creator: other } = await creatorWith(4);
+    // The statements the repo sends, seen through a plugin on the app's own database.
+    const sent: string[] = [];
+    const spied = capped.database.db.withPlugin({
+      transformQuery: ({ node }) => {
+        if (node.kind === 'RawNode') sent.push(node.sqlFragments.join('?').trim());
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const repo = createDirectoryRepo(spied);
+    const asks = async (creatorId: string, f: DirectoryFilter, at: Date) => {
+      sent.length = 0;
+      const total = await repo.count(creatorId, f, at, CAP);
+      return { ...total, planned: sent.filter((q) => q.startsWith('explain')).length, counted: sent.filter((q) => q.startsWith('select count')).length };
+    };
+    const t0 = new Date(START.getTime() + 10 * DAY_MS);
+    const later = (ms: number) => new Date(t0.getTime() + ms);
+    // 4 match, the cap is 2: an estimate (the planner asked, then the count stopped at 3).
+    const first = await asks(creator.id, { status: 'active' }, t0);
+    expect(first).toMatchObject({ estimate: true, planned: 1 });
+    expect(first.total).toBeGreaterThanOrEqual(CAP + 1);
+    expect(await asks(creator.id, { status: 'active' }, later(59_000))).toEqual({ total: first.total, estimate: true, planned: 0, counted: 0 });
+    // Another creator, another filter: their own.
+    expect(await asks(other.id, { status: 'active' }, later(1_000))).toMatchObject({ estimate: true, planned: 1 });
+    expect(await asks(creator.id, { status: 'active', q: 'capped' }, later(1_000))).toMatchObject({ estimate: true, planned: 1 });
+    // A minute on, the planner is asked again.
+    expect(await asks(creator.id, { status: 'active' }, later(ESTIMATE_KEEP_MS + 1))).toMatchObject({ estimate: true, planned: 1 });
+    // An exact count (at most the cap match) is counted every time.
+    for (const at of [t0, later(1_000)]) expect(await asks(creator.id, { q: 'capped 1' }, at)).toEqual({ total: 1, estimate: false, planned: 1, counted: 1 });
   });
 
   it('counts exactly when at most the limit match, however many members the creator has', async () => {

@@ -62,7 +62,7 @@ export const MembersPagination = Type.Object({
   limit: Int64(),
   total: Int64({
     description:
-      'Members matching the filters. Always exact for a list of everyone, of a community or of a tier (kept as members join). With a status, join-date or search filter: exact up to 10,000; above that it is the database planner’s estimate (fast at any size, typically within a few percent for a single-filter list) and `total_is_estimate` is true.',
+      'Members matching the filters. Always exact for a list of everyone, of a community or of a tier (kept as members join). With a status, join-date or search filter: exact up to 10,000; above that it is the database planner’s estimate (fast at any size, typically within a few percent for a single-filter list; the same filter is estimated again at most once a minute) and `total_is_estimate` is true.',
   }),
   pages: Int64({ description: 'Number of pages for `total` (0 when there are no members).' }),
   total_is_estimate: Type.Boolean({ description: 'True when `total` (and so `pages`) is an estimate; see `total`.' }),
