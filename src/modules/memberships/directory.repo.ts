@@ -176,9 +176,12 @@ export function createDirectoryRepo(db: Executor) {
              (${value})::text as sort_value,
              (select count(*)::int from workout_logs l
               where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at > ${monthAgo} and l.performed_at <= ${now}) as workouts_completed_30d,
-             -- Members write comments (posts are the creator's); a deleted post's stop counting.
-             (select count(*)::int from post_comments pc join posts po on po.id = pc.post_id and po.deleted_at is null
-              where pc.creator_id = m.creator_id and pc.member_id = m.member_id and pc.created_at > ${monthAgo} and pc.created_at <= ${now}) as posts_count_30d,
+             -- Members write comments (posts are the creator's); a deleted post's stop counting. Its
+             -- post is looked up per comment by primary key: as a join, the planner hashed all the
+             -- creator's posts once per member row (27 ms a page with 300 posts, not 0.5).
+             (select count(*)::int from post_comments pc
+              where pc.creator_id = m.creator_id and pc.member_id = m.member_id and pc.created_at > ${monthAgo} and pc.created_at <= ${now}
+                and (select po.deleted_at from posts po where po.id = pc.post_id) is null) as posts_count_30d,
              -- Consecutive UTC days with a log, ending today or yesterday: the member's latest run,
              -- kept in member_activity (migrations/0036), unless it ends after today (a log up to
              -- 5 minutes ahead, past midnight): then among the distinct days before tomorrow,
