@@ -278,6 +278,26 @@ export async function seedMembers(url: string, opts: { members: number }): Promi
         order by d.i, j`.execute(conn);
       phase('inserted workout logs');
 
+      // The feed, so a member's 30-day comment count reads real rows: three posts a day for 120
+      // days across the communities (one in 25 deleted), and 1–5 comments from 40% of the
+      // members active in the last 30 days, each on one of the month's posts, after it.
+      await sql`insert into posts (id, creator_id, community_id, content, content_html, preview_auto, created_at, updated_at, deleted_at)
+        select tribes_uuid_v7(), ${creatorId}, (${communityIds}::uuid[])[1 + k % 3], 'Bench post', '<p>Bench post</p>', 'Bench post', t.at, t.at,
+               case when k % 25 = 3 then t.at + interval '1 hour' end
+        from generate_series(0, 359) k cross join lateral (select ${now}::timestamptz - k * interval '8 hours' - interval '1 minute' as at) t`.execute(conn);
+      await sql`insert into post_comments (id, post_id, creator_id, member_id, body, created_at)
+        with recent as (
+          select array_agg(id order by created_at desc) as ids, array_agg(created_at order by created_at desc) as ats
+          from (select id, created_at from posts where creator_id = ${creatorId} order by created_at desc limit 90) q)
+        select tribes_uuid_v7(), recent.ids[r.pick], ${creatorId}, d.member_id, 'Great session!', recent.ats[r.pick] + random() * (${now}::timestamptz - recent.ats[r.pick])
+        from (select m.member_id, 1 + floor(random() * 5)::int as comments from creator_members m
+              join member_activity x on x.creator_id = m.creator_id and x.member_id = m.member_id
+              where m.creator_id = ${creatorId} and x.last_active_at > ${now}::timestamptz - interval '30 days' and random() < 0.4) d
+        cross join lateral generate_series(1, d.comments) c
+        cross join lateral (select 1 + floor(random() * 90)::int + 0 * c as pick) r
+        cross join recent`.execute(conn);
+      phase('inserted posts and comments');
+
       await sql`drop table seed_plan`.execute(conn);
     });
 
