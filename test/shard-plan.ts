@@ -41,6 +41,7 @@ export const SHARD_PLAN: Record<string, Placement> = {
   // Distributed by creator_id and already shaped for it.
   creator_members: creator,
   directory_totals: creator,
+  challenge_score_bands: creator,
   member_activity: creator,
   creator_monthly_net: creator,
   metrics_cohorts: creator,

@@ -46,3 +46,13 @@ export interface ChallengeDayRanksTable {
   day: ColumnType<string, string, string>;
   rank: number;
 }
+
+/** Participants per challenge and score band (migrations/0037), kept by triggers on challenge_participants; a band's count is the sum of its slots. */
+export interface ChallengeScoreBandsTable {
+  creator_id: string;
+  challenge_id: string;
+  /** score_band(score): whole numbers below 1,000, three significant digits above. */
+  band: ColumnType<string, string, string>;
+  slot: number;
+  participants: number;
+}

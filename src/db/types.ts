@@ -12,7 +12,7 @@ import type {
 } from './types.training.js';
 
 import type { CommunityMembersTable, CreatorMembersTable, DirectoryTotalsTable, MemberActivityTable } from './types.members.js';
-import type { ChallengeDayRanksTable, ChallengeParticipantsTable, ChallengesTable } from './types.challenges.js';
+import type { ChallengeDayRanksTable, ChallengeParticipantsTable, ChallengeScoreBandsTable, ChallengesTable } from './types.challenges.js';
 import type { FeedTables } from './types.posts.js';
 import type { MetricsTables } from './types.metrics.js';
 import type { EventTables } from './types.events.js';
@@ -294,6 +294,7 @@ export interface Database extends FeedTables, MetricsTables, EventTables {
   challenges: ChallengesTable;
   challenge_participants: ChallengeParticipantsTable;
   challenge_day_ranks: ChallengeDayRanksTable;
+  challenge_score_bands: ChallengeScoreBandsTable;
 }
 
 export type { Generated };

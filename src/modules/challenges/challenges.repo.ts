@@ -33,21 +33,29 @@ const LIVE = sql.join(LIVE_STATUSES.map((s) => sql.lit(s)));
 
 /**
  * Rank of a participant `p` of challenge `c` in board order (score desc, reached_at,
- * member_id), counted on challenge_participants_board_idx from the nearer end of the board:
- * 1 + those ahead for the upper half, participants_count − those behind for the lower half
- * (participants_count moves in the same transaction as every join and leave, so both read
- * the same snapshot). Which half is guessed from the rank at the end of the last ranked day
- * (`r`; none: the lower half, where new members start): a wrong guess costs more, never a
- * wrong answer. A page of the board costs at most half the participants this way.
+ * member_id), as a lateral join `rk` (after `r`): the participants of the score bands above
+ * p's (challenge_score_bands, migrations/0037, kept in the writers' transactions, so of the same
+ * snapshot) plus those ahead of p inside its own band, counted on challenge_participants_board_idx
+ * from the band's nearer end: the band's first rank + those ahead in it, or its last rank − those
+ * behind in it. Which end is guessed from the rank at the end of the last ranked day (`r`; none:
+ * the band's end, where new members start): a wrong guess walks more of one band, never gives a
+ * wrong answer. A rank costs a few hundred band rows and at most one band, not half the board.
  */
-const RANK = sql<number>`(case when coalesce(r.rank, c.participants_count) * 2 <= c.participants_count then 1
-    + (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score > p.score)
-    + (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score = p.score
-         and (q.reached_at, q.member_id) < (p.reached_at, p.member_id))
-  else c.participants_count
-    - (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score < p.score)
-    - (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score = p.score
-         and (q.reached_at, q.member_id) > (p.reached_at, p.member_id)) end)::int`;
+const RANKED = sql`cross join lateral (
+    select (1 + s.above + case when coalesce(r.rank, c.participants_count) - s.above <= s.mine / 2
+      then (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score > p.score and q.score < s.band_end)
+         + (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score = p.score
+              and (q.reached_at, q.member_id) < (p.reached_at, p.member_id))
+      else s.mine - 1
+         - (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score < p.score and q.score >= s.band)
+         - (select count(*) from challenge_participants q where q.challenge_id = p.challenge_id and q.score = p.score
+              and (q.reached_at, q.member_id) > (p.reached_at, p.member_id)) end)::int as rank
+    from (select score_band(p.score) as band, score_band_end(score_band(p.score)) as band_end,
+                 coalesce(sum(b.participants) filter (where b.band > score_band(p.score)), 0) as above,
+                 coalesce(sum(b.participants) filter (where b.band = score_band(p.score)), 0) as mine
+          from challenge_score_bands b
+          where b.creator_id = p.creator_id and b.challenge_id = p.challenge_id and b.band >= score_band(p.score)) s
+  ) rk`;
 
 /** Challenges of one creator (every creator query scoped by creator_id), and their participants. */
 export function createChallengesRepo(db: Executor) {
@@ -163,11 +171,12 @@ export function createChallengesRepo(db: Executor) {
     async standings(memberId: string, challengeIds: string[], trx: Executor = db) {
       if (challengeIds.length === 0) return new Map<string, StandingRow & { joined_at: Date }>();
       const { rows } = await sql<StandingRow & { challenge_id: string; joined_at: Date }>`
-        select p.challenge_id, p.member_id, m.name, p.score, p.joined_at, ${RANK} as rank, r.rank as previous_rank
+        select p.challenge_id, p.member_id, m.name, p.score, p.joined_at, rk.rank, r.rank as previous_rank
         from challenge_participants p
         join challenges c on c.id = p.challenge_id
         join members m on m.id = p.member_id
         left join challenge_day_ranks r on r.challenge_id = p.challenge_id and r.member_id = p.member_id
+        ${RANKED}
         where p.member_id = ${memberId} and p.challenge_id = any(${challengeIds}::uuid[])`.execute(trx);
       return new Map(rows.map((r) => [r.challenge_id, r]));
     },
@@ -175,9 +184,10 @@ export function createChallengesRepo(db: Executor) {
     /** Challenges the member takes part in within one creator's communities (the member record). */
     async participationsOf(creatorId: string, memberId: string, trx: Executor = db) {
       const { rows } = await sql<ChallengeRow & { score: string; rank: number; joined_at: Date }>`
-        select c.*, p.score, p.joined_at, ${RANK} as rank
+        select c.*, p.score, p.joined_at, rk.rank
         from challenge_participants p join challenges c on c.id = p.challenge_id
         left join challenge_day_ranks r on r.challenge_id = p.challenge_id and r.member_id = p.member_id
+        ${RANKED}
         where p.member_id = ${memberId} and p.creator_id = ${creatorId}
         order by c.starts_at desc, c.id desc`.execute(trx);
       return rows;

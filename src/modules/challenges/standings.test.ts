@@ -205,3 +205,77 @@ describe('a member rank read from either end of the board', () => {
     }
   });
 });
+
+describe('a member rank read from score bands (migrations/0037)', () => {
+  /** The kept participants per band equal a count of the board, band by band (slots summed, empty bands dropped). */
+  async function bandsAgree(challengeId: string) {
+    const { rows } = await sql<{ kept: string | null; counted: string | null }>`
+      select (select json_object_agg(band, n order by band)::text from (select band, sum(participants) as n from challenge_score_bands
+                where challenge_id = ${challengeId} group by band having sum(participants) <> 0) k) as kept,
+             (select json_object_agg(band, n order by band)::text from (select score_band(score) as band, count(*) as n from challenge_participants
+                where challenge_id = ${challengeId} group by 1) c) as counted`.execute(t.database.db);
+    expect(rows[0]!.kept).toBe(rows[0]!.counted);
+  }
+
+  async function everyRankIsItsPosition(creator: TestCreator, challengeId: string, members: TestMember[]) {
+    const positions = (await leaderboard(t, creator, challengeId, '?limit=100')).data.rankings.map((r) => [r.member_id, r.rank]);
+    for (const m of members) {
+      const res = await t.app.inject({ method: 'GET', url: `/api/v1/member/challenges/${challengeId}/leaderboard?limit=1`, headers: m.headers });
+      expect(res.statusCode, res.body).toBe(200);
+      const me = json(res).data.me as { member_id: string; rank: number } | null;
+      const expected = positions.find(([id]) => id === m.id);
+      expect(me && [me.member_id, me.rank], m.id).toEqual(expected ?? null);
+    }
+    return positions;
+  }
+
+  it('equals the board position for every member when scores span whole-number and three-digit bands, ties, a deleted log and a leave', async () => {
+    clock = at('2034-10-10T10:00:00Z');
+    const { creator, place, members } = await setting(['Ana', 'Bia', 'Caio', 'Davi', 'Eva', 'Fabio', 'Gil', 'Hugo', 'Iara']);
+    const challenge = await createChallenge(t, creator, { community_id: place.communityId, metric: 'volume_kg', starts_at: at('2034-10-08T00:00:00Z'), duration_days: 10 });
+    for (const m of members) await joined(t, m, challenge.id);
+    exercise ??= (await catalogExercises(t, 1))[0]!;
+    const logs = new Map<string, string>();
+    const log = async (m: TestMember, reps: number, load: number, minute: number) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/member/workout-logs',
+        headers: m.headers,
+        payload: { performed_at: `2034-10-10T08:${String(minute).padStart(2, '0')}:00Z`, sets: [{ exercise_id: exercise, reps, load_kg: load }] },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      logs.set(m.id, (json(res).data as { id: string }).id);
+    };
+    // Volumes: 100; 999 and 1,000 either side of the first three-digit band; 1,234.5 twice (a tie
+    // inside band 1,230, the earlier first) and 1,236 in the same band; 1,240; 15,000. Gil and Iara stay at 0.
+    await log(members[0]!, 5, 20, 1);
+    await log(members[1]!, 1, 999, 2);
+    await log(members[2]!, 1, 1000, 3);
+    await log(members[3]!, 10, 123.45, 5);
+    await log(members[4]!, 10, 123.45, 4);
+    await log(members[5]!, 10, 123.6, 6);
+    await log(members[7]!, 10, 124, 7);
+    await log(members[8]!, 100, 150, 8);
+    // A second set of logs moves some across bands: Ana from 100 to 1,100, Davi from 1,234.5 to 1,334.5.
+    await log(members[0]!, 1, 1000, 9);
+    await log(members[3]!, 1, 100, 10);
+    await bandsAgree(challenge.id);
+    expect(await everyRankIsItsPosition(creator, challenge.id, members)).toHaveLength(9);
+
+    // Yesterday's ranks make the guessed end wrong for some after Gil climbs past everyone.
+    clock = at('2034-10-11T00:05:00Z');
+    await t.app.standings.run();
+    clock = at('2034-10-11T09:00:00Z');
+    await log(members[6]!, 100, 200, 11);
+    await everyRankIsItsPosition(creator, challenge.id, members);
+
+    // Iara's 15,000 log deleted (rescored to 0), then Caio leaves.
+    const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/member/workout-logs/${logs.get(members[8]!.id)}`, headers: members[8]!.headers });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    const left = await t.app.inject({ method: 'POST', url: `/api/v1/member/challenges/${challenge.id}/leave`, headers: members[2]!.headers });
+    expect(left.statusCode, left.body).toBeLessThan(300);
+    await bandsAgree(challenge.id);
+    expect(await everyRankIsItsPosition(creator, challenge.id, members)).toHaveLength(8);
+  });
+});
+
