@@ -156,7 +156,7 @@ export function createChallengesRepo(db: Executor) {
 
     /** One page of the board in rank order, with names and the last ranked day's ranks (index-only walk of the board index). */
     async board(challengeId: string, page: { offset: number; limit: number }, trx: Executor = db): Promise<StandingRow[]> {
-      const { rows } = await sql<StandingRow>`
+      const { rows } = await sql<StandingRow>`/*prepare:challenge_board*/
         select p.member_id, m.name, p.score, (${page.offset} + row_number() over (order by p.score desc, p.reached_at, p.member_id))::int as rank, r.rank as previous_rank
         from (select member_id, challenge_id, score, reached_at from challenge_participants
               where challenge_id = ${challengeId}
@@ -170,7 +170,8 @@ export function createChallengesRepo(db: Executor) {
     /** The member's standings in these challenges (none for a challenge they do not take part in). */
     async standings(memberId: string, challengeIds: string[], trx: Executor = db) {
       if (challengeIds.length === 0) return new Map<string, StandingRow & { joined_at: Date }>();
-      const { rows } = await sql<StandingRow & { challenge_id: string; joined_at: Date }>`
+      // Prepared (db/prepared.ts): planning the rank's subqueries cost more than running them.
+      const { rows } = await sql<StandingRow & { challenge_id: string; joined_at: Date }>`/*prepare:challenge_standings*/
         select p.challenge_id, p.member_id, m.name, p.score, p.joined_at, rk.rank, r.rank as previous_rank
         from challenge_participants p
         join challenges c on c.id = p.challenge_id
