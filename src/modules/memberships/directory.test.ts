@@ -900,6 +900,46 @@ describe('isolation', () => {
   });
 });
 
+describe('the answer as written', () => {
+  it('writes each listed member exactly as their detail shows them, odd characters and all, as compact JSON', async () => {
+    const { creator, basic, pro } = await creatorWithCommunity();
+    const elite = await place(creator, 'Elite "Ünï" \\ tier');
+    const odd = await addMember(t, { name: 'Zoë "Quote" \\ Back\\slash 🏋️ <b>&amp;', avatarUrl: 'https://example.com/a?x=1&y="2"' });
+    await join(creator, basic, odd, 'canceled', 40);
+    await join(creator, elite, odd, 'active', 10);
+    await insertLogs(t, odd, [1, 2, 3].map((d) => ({ creatorId: creator.id, communityId: elite.communityId, performedAt: ago(d - 0.5) })));
+    await setLastActive(t, creator.id, odd, ago(0.5));
+    const plain = await addMember(t, { name: 'Ana Plain' });
+    await join(creator, pro, plain, 'trialing', 1);
+
+    for (const query of ['', `?community_id=${elite.communityId}`, '?q=zo', '?sort=name&limit=1&page=2', '?status=trial']) {
+      const res = await raw(creator, query);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      // Compact, and escaped as JSON.stringify escapes: byte for byte what the serializer wrote before.
+      expect(res.body).toBe(JSON.stringify(JSON.parse(res.body)));
+      const page = json(res);
+      expect(page.data.length, query).toBeGreaterThan(0);
+      for (const item of page.data) {
+        expect(Object.keys(item)).toEqual(['id', 'name', 'email', 'avatar_url', 'subscriptions', 'engagement']);
+        const detail = json(await getMemberRecord(t, creator, item.id)).data;
+        expect(item).toEqual(Object.fromEntries(Object.keys(item).map((k) => [k, detail[k]])));
+      }
+    }
+    const empty = await raw(creator, '?status=churned');
+    expect(empty.body).toBe('{"success":true,"data":[],"pagination":{"page":1,"limit":20,"total":0,"pages":0,"total_is_estimate":false}}');
+    const found = await listMembers(t, creator, '?q=zo');
+    expect(idsOf(found)).toEqual([odd]);
+    const item = found.data[0]!;
+    expect(item.name).toBe('Zoë "Quote" \\ Back\\slash 🏋️ <b>&amp;');
+    expect(item.subscriptions.map((s: { tier_name: string; status: string }) => [s.tier_name, s.status])).toEqual([
+      ['Basic', 'canceled'],
+      ['Elite "Ünï" \\ tier', 'active'],
+    ]);
+    expect(item.engagement).toEqual({ last_active_at: ago(0.5).toISOString(), workouts_completed_30d: 3, posts_count_30d: 0, streak_days: 3 });
+  });
+});
+
 describe('the directory after many pages', () => {
   it('keeps list pages and totals consistent for a larger creator', async () => {
     clock = START;
