@@ -1,5 +1,4 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
-import type { FastifyReply } from 'fastify';
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
@@ -99,12 +98,3 @@ export const cachedSerializers: SerializerFactory = (externalSchemas, options) =
     return serializer;
   };
 };
-
-/**
- * Sends an answer a service already wrote as JSON text (a member list PostgreSQL wrote) as it
- * is: Fastify sends a string with a JSON content type without serializing it again. The route's
- * response schema still documents it, and its tests read it against that schema.
- */
-export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(json);
-}

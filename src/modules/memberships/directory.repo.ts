@@ -49,41 +49,6 @@ function keptScope(f: DirectoryFilter): string | undefined {
 export const ESTIMATE_KEEP_MS = 60_000;
 const ESTIMATES_KEPT = 1_000;
 
-/** The names of the creator's tiers by id (jsonb): uncorrelated, so planned as one init plan per statement. */
-const tierNames = (creatorId: string) => sql`(select jsonb_object_agg(t.id, t.name) from tiers t where t.creator_id = ${creatorId})`;
-
-/** The JSON text of a value (`null` for SQL null); to_json escapes a string as JSON does. */
-const jsonOf = (value: RawBuilder<unknown>) => sql`coalesce(to_json(${value})::text, 'null')`;
-
-/**
- * A JSON object written compactly by PostgreSQL from each key and its value's JSON text, in the
- * order given (the response schema's, as Fastify's serializer writes it).
- */
-function jsonObject(fields: Array<[string, RawBuilder<unknown>]>) {
-  return sql`(${sql.join(
-    fields.map(([key, value], i) => sql`${sql.lit(`${i ? ',' : '{'}${JSON.stringify(key)}:`)} || ${value}`),
-    sql` || `,
-  )} || '}')`;
-}
-
-/** A member of the list (`r`: a row of rowsSelect as JSON), as directory.service's presentMember writes one. */
-const MEMBER_JSON = jsonObject([
-  ['id', jsonOf(sql`r.member_id`)],
-  ['name', jsonOf(sql`r.name`)],
-  ['email', jsonOf(sql`r.email`)],
-  ['avatar_url', jsonOf(sql`r.avatar_url`)],
-  ['subscriptions', sql`r.subscriptions`],
-  [
-    'engagement',
-    jsonObject([
-      ['last_active_at', jsonOf(sql`r.last_active_at`)],
-      ['workouts_completed_30d', sql`r.workouts_completed_30d::text`],
-      ['posts_count_30d', sql`r.posts_count_30d::text`],
-      ['streak_days', sql`r.streak_days::text`],
-    ]),
-  ],
-]);
-
 /** A row of the directory, as read for a page or an export batch (the service presents it). */
 export interface DirectoryRow {
   member_id: string;
@@ -107,6 +72,7 @@ type StoredRow = Omit<DirectoryRow, 'subscriptions'> & {
   sort_value: string | null;
   subscriptions: Array<Omit<DirectoryRow['subscriptions'][number], 'tier_name'> & { tier_name?: string }>;
   tier_names: Record<string, string> | null;
+  kept_total: number | null;
 };
 
 /** Where a page or batch starts after (keyset): the last row's sort value and id. */
@@ -191,19 +157,19 @@ export function createDirectoryRepo(db: Executor) {
    * The directory rows of `ids` (an SQL uuid[]), in that order, with each member's
    * subscriptions and engagement; status evaluated within the community or tier of `scope`
    * when it names one. One statement: when `ids` picks a page from an index (an index-only
-   * walk, however deep), only the rows of the page are read. `json`: subscriptions as the
-   * JSON text the API writes (tier names in), for MEMBER_JSON; else as stored, with the
-   * tier names beside the first row.
+   * walk, however deep), only the rows of the page are read.
    */
-  function rowsSelect(creatorId: string, ids: RawBuilder<unknown>, scope: DirectoryFilter, value: RawBuilder<unknown>, now: Date, json: boolean) {
+  async function rowsOf(creatorId: string, ids: RawBuilder<unknown>, scope: DirectoryFilter, value: RawBuilder<unknown>, now: Date, trx: Executor, prepare = false, total?: string) {
     const scoped = Boolean(scope.communityId || scope.tierId);
     const state = sql.ref(scoped ? 'c.state' : 'm.state');
     const today = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
     // The UTC day as text: a Date parameter is sent in the server's local zone, and its ::date would be that zone's day.
     const todayUtc = today.toISOString().slice(0, 10);
     const monthAgo = new Date(now.getTime() - 30 * DAY_MS);
-    return sql`
-      select x.n, m.member_id, m.name, m.email, m.avatar_url,
+    // Prepared (db/prepared.ts) when asked: planning this statement cost PostgreSQL as much as
+    // running it. Its text is fixed per filter shape (every value is a parameter).
+    const { rows } = await sql<StoredRow>`${sql.raw(prepare ? '/*prepare:directory_rows*/ ' : '')}
+      select m.member_id, m.name, m.email, m.avatar_url,
              -- Instants as the API writes them: no Date parsed and written again per row.
              ${sql.raw(ISO(scoped ? 'c.joined_at' : 'm.joined_at'))} as joined_at, ${sql.raw(ISO('a.last_active_at'))} as last_active_at,
              case when ${state} = 'active' and ${quietSince(now)} then 'at_risk' else ${state} end as status,
@@ -228,72 +194,39 @@ export function createDirectoryRepo(db: Executor) {
                     from (select distinct (l.performed_at at time zone 'UTC')::date as day from workout_logs l
                           where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at < ${new Date(today.getTime() + DAY_MS)}) d
                   ) r where r.top >= ${todayUtc}::date - 1 and r.day + r.k = r.top) end as streak_days,
-             -- The subscriptions copied into the row name their tier by id (a creator may rename a
-             -- tier); the names of the creator's tiers are read once per statement (an init plan):
-             -- as rows, sent with the first row only; as JSON, written into each subscription.
-             ${
-               json
-                 ? sql`coalesce((select '[' || string_agg(${jsonObject([
-                     ['community_id', sql`(s->'community_id')::text`],
-                     ['tier_id', sql`(s->'tier_id')::text`],
-                     ['tier_name', sql`to_json(coalesce(${tierNames(creatorId)}->>(s->>'tier_id'), ''))::text`],
-                     ['status', sql`(s->'status')::text`],
-                     ['joined_at', sql`(s->'joined_at')::text`],
-                   ])}, ',' order by i) || ']' from jsonb_array_elements(m.subscriptions) with ordinality e(s, i)), '[]') as subscriptions`
-                 : sql`m.subscriptions, case when x.n = 1 then ${tierNames(creatorId)} end as tier_names`
-             }
+             m.subscriptions,
+             -- The names of the creator's tiers, read once per statement (an init plan) and sent
+             -- with the first row only: the subscriptions copied into the row name their tier by id,
+             -- since a creator may rename a tier.
+             case when x.n = 1 then (select jsonb_object_agg(t.id, t.name) from tiers t where t.creator_id = ${creatorId}) end as tier_names,
+             -- The scope's kept total, the same way: a full page needs it, and it costs no round trip of its own.
+             ${total ? sql`case when x.n = 1 then coalesce((select members from directory_totals where creator_id = ${creatorId} and scope_id = ${total}), 0)::int end` : sql`null::int`} as kept_total
       from unnest(${ids}::uuid[]) with ordinality as x(member_id, n)
       join creator_members m on m.creator_id = ${creatorId} and m.member_id = x.member_id
       ${ACTIVITY}
       ${scoped ? sql`join community_members c on c.creator_id = m.creator_id and c.member_id = m.member_id and ${scope.communityId ? sql`c.community_id = ${scope.communityId}` : sql`c.tier_id = ${scope.tierId}`}` : sql``}
-      order by x.n`;
-  }
-
-  /**
-   * The directory rows of `ids` (an SQL uuid[]) in that order (rowsSelect). Prepared
-   * (db/prepared.ts) when asked: planning this statement cost PostgreSQL as much as running
-   * it. Its text is fixed per filter shape (every value is a parameter).
-   */
-  async function rowsOf(creatorId: string, ids: RawBuilder<unknown>, scope: DirectoryFilter, value: RawBuilder<unknown>, now: Date, trx: Executor, prepare = false) {
-    const { rows } = await sql<StoredRow>`${sql.raw(prepare ? '/*prepare:directory_rows*/ ' : '')}${rowsSelect(creatorId, ids, scope, value, now, false)}`.execute(trx);
+      order by x.n`.execute(trx);
     const names = rows[0]?.tier_names ?? {};
     for (const r of rows) for (const sub of r.subscriptions) sub.tier_name = names[sub.tier_id] ?? '';
-    return rows as Array<DirectoryRow & { sort_value: string | null }>;
-  }
-
-  /** The ids of a page or batch, picked from the sort's index (an index-only walk, however deep the page), and the sort's value. */
-  function pick(creatorId: string, f: DirectoryFilter, sort: DirectorySort, now: Date, at: { offset: number; limit: number; after?: After }) {
-    const q = matching(creatorId, f, sort, now);
-    const { value, order } = ordering(sort, q.joined, q.memberId);
-    const where = at.after ? sql`${q.where} and ${keyset(sort, value, q.memberId, at.after)}` : q.where;
-    return { ids: sql`array(select ${q.memberId} from ${q.from} where ${where} order by ${order} offset ${at.offset} limit ${at.limit})`, value };
+    return rows as Array<DirectoryRow & { sort_value: string | null; kept_total?: number | null }>;
   }
 
   return {
     /**
-     * A page of the list, as the API writes it: `data` is the JSON text of its members
-     * (directory.service's presentMember shape, written compactly by PostgreSQL and sent as it
-     * comes: parsing 50 rows and serializing them again cost the server as much CPU as
-     * PostgreSQL spent on the page), `rows` how many, and `total` the kept total
-     * (directory_totals) of a list of a whole scope, read in the same statement; else undefined.
+     * One page (offset) or batch (keyset `after`) of the directory with each member's
+     * subscriptions and engagement, in one statement: the ids are picked from the sort's
+     * index first (an index-only walk, however deep the page), then only those rows are read.
      */
-    async listPage(creatorId: string, f: DirectoryFilter, sort: DirectorySort, now: Date, at: { offset: number; limit: number }, trx: Executor = db) {
-      const { ids, value } = pick(creatorId, f, sort, now, at);
-      const keptTotal = keptScope(f);
+    async page(creatorId: string, f: DirectoryFilter, sort: DirectorySort, now: Date, at: { offset: number; limit: number; after?: After }, trx: Executor = db) {
+      const q = matching(creatorId, f, sort, now);
+      const { value, order } = ordering(sort, q.joined, q.memberId);
+      const where = at.after ? sql`${q.where} and ${keyset(sort, value, q.memberId, at.after)}` : q.where;
+      const ids = sql`array(select ${q.memberId} from ${q.from} where ${where} order by ${order} offset ${at.offset} limit ${at.limit})`;
       // A search is planned for its term (a common one walks an index, a rare one the trigrams):
       // one plan for every term could be either's worst.
-      const { rows } = await sql<{ data: string; rows: number; kept_total: number | null }>`${sql.raw(f.q === undefined ? '/*prepare:directory_page*/ ' : '')}
-        select coalesce('[' || string_agg(${MEMBER_JSON}, ',' order by r.n) || ']', '[]') as data, count(*)::int as rows,
-               ${keptTotal ? sql`coalesce((select members from directory_totals where creator_id = ${creatorId} and scope_id = ${keptTotal}), 0)::int` : sql`null::int`} as kept_total
-        from (${rowsSelect(creatorId, ids, f, value, now, true)}) r`.execute(trx);
-      const page = rows[0]!;
-      return { data: page.data, rows: page.rows, total: page.kept_total ?? undefined };
-    },
-
-    /** One batch of an export (keyset `after`, or the first), with each member's subscriptions and engagement, in one statement. */
-    async page(creatorId: string, f: DirectoryFilter, sort: DirectorySort, now: Date, at: { offset: number; limit: number; after?: After }, trx: Executor = db) {
-      const { ids, value } = pick(creatorId, f, sort, now, at);
-      return { rows: await rowsOf(creatorId, ids, f, value, now, trx, f.q === undefined) };
+      const rows = await rowsOf(creatorId, ids, f, value, now, trx, f.q === undefined, at.after ? undefined : keptScope(f));
+      // The kept total (directory_totals) of a list of a whole scope, read with the page; else undefined.
+      return { rows, total: rows[0]?.kept_total ?? undefined };
     },
 
     /**

@@ -12,7 +12,7 @@ export interface DirectoryDeps {
   exactCountLimit?: number;
 }
 
-/** The list shape of a member (spec: Member); the list itself has PostgreSQL write it (directory.repo MEMBER_JSON), the detail and the CSV present it here. */
+/** The list shape of a member (spec: Member). */
 export function presentMember(r: DirectoryRow) {
   return {
     id: r.member_id,
@@ -71,20 +71,22 @@ export function createDirectoryService({ directory, now, exactCountLimit = 10_00
       const f = filterOf(query);
       const at = now();
       const offset = offsetOf(query);
-      const { data, rows, total: kept } = await directory.listPage(creatorId, f, sortOf(query), at, { offset, limit: query.limit });
+      const { rows, total: kept } = await directory.page(creatorId, f, sortOf(query), at, { offset, limit: query.limit });
       // A page that is not full (and not past the end) says the total by itself; a whole scope's
       // came with the page (kept); otherwise count.
       const count =
-        rows < query.limit && (rows > 0 || offset === 0)
-          ? { total: offset + rows, estimate: false }
+        rows.length < query.limit && (rows.length > 0 || offset === 0)
+          ? { total: offset + rows.length, estimate: false }
           : kept !== undefined
             ? { total: kept, estimate: false }
             : await directory.count(creatorId, f, at, exactCountLimit);
       // An estimate never claims fewer members than the pages already shown.
-      const total = rows ? Math.max(count.total, offset + rows) : count.total;
-      const pagination = { page: query.page, limit: query.limit, total, pages: Math.ceil(total / query.limit), total_is_estimate: count.estimate };
-      // The answer as JSON text: the members come written by PostgreSQL (listPage), sent as they are.
-      return `{"success":true,"data":${data},"pagination":${JSON.stringify(pagination)}}`;
+      const total = rows.length ? Math.max(count.total, offset + rows.length) : count.total;
+      return {
+        success: true as const,
+        data: rows.map(presentMember),
+        pagination: { page: query.page, limit: query.limit, total, pages: Math.ceil(total / query.limit), total_is_estimate: count.estimate },
+      };
     },
   };
 }

@@ -1,7 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { creatorOf } from '../../http/auth.js';
 import { authErrors, IdParams, notFoundError, Ok, OkList, PaginationQuery } from '../../http/schemas.js';
-import { sendJsonText } from '../../http/serializers.js';
 import type { DirectoryService } from './directory.service.js';
 import type { ExportLimits, MembersExportService } from './export.service.js';
 import { CsvExportStream } from './export.stream.js';
@@ -73,8 +72,7 @@ export function membershipsRoutes(directory: DirectoryService, records: RecordSe
           },
         },
       },
-      // Already JSON text (directory.service list): sent as it is.
-      async (request, reply) => sendJsonText(reply, await directory.list(creatorOf(request), request.query)),
+      async (request) => directory.list(creatorOf(request), request.query),
     );
 
     app.get(
