@@ -54,7 +54,7 @@ export function compiledQueries(name: string, opts: { prepare?: boolean } = {}) 
     async rows<A extends unknown[], O>(executor: Executor, shape: string, args: A, build: (...args: A) => Compilable<O> | RawBuilder<O>): Promise<O[]> {
       let template = templates.get(shape);
       if (!template) {
-        if (!/^[a-z_]+$/.test(shape)) throw new Error(`compiledQueries ${name}: shape ${shape} must be lower-case letters and underscores`);
+        if (!/^[a-z0-9_]+$/.test(shape)) throw new Error(`compiledQueries ${name}: shape ${shape} must be lower-case letters, digits and underscores`);
         // A query builder compiles by itself; a raw `sql` template takes the executor to compile with.
         const compiled = build(...(args.map((_, i) => new Slot(i)) as A)).compile(executor);
         const marker = opts.prepare ? `/*prepare:${name}_${shape}*/ ` : '';

@@ -1,4 +1,5 @@
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { pageWindow } from '../../db/prepared.js';
 import type { Executor } from '../../db/tx.js';
 import type { ChallengesTable, Database } from '../../db/types.js';
 import { LIVE_STATUSES } from '../programs/access.js';
@@ -160,7 +161,7 @@ export function createChallengesRepo(db: Executor) {
         select p.member_id, m.name, p.score, (${page.offset} + row_number() over (order by p.score desc, p.reached_at, p.member_id))::int as rank, r.rank as previous_rank
         from (select member_id, challenge_id, score, reached_at from challenge_participants
               where challenge_id = ${challengeId}
-              order by score desc, reached_at, member_id offset ${page.offset} limit ${page.limit}) p
+              order by score desc, reached_at, member_id ${pageWindow(page.offset, page.limit)}) p
         join members m on m.id = p.member_id
         left join challenge_day_ranks r on r.challenge_id = p.challenge_id and r.member_id = p.member_id
         order by p.score desc, p.reached_at, p.member_id`.execute(trx);

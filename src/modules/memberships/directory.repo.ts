@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { containsPattern } from '../../db/like.js';
 import { ALL_COMMUNITIES } from '../metrics/counters.js';
+import { pageWindow } from '../../db/prepared.js';
 import { ISO, type Executor } from '../../db/tx.js';
 import type { MembershipState, SubscriptionStatus } from '../../db/types.js';
 
@@ -221,7 +222,9 @@ export function createDirectoryRepo(db: Executor) {
       const q = matching(creatorId, f, sort, now);
       const { value, order } = ordering(sort, q.joined, q.memberId);
       const where = at.after ? sql`${q.where} and ${keyset(sort, value, q.memberId, at.after)}` : q.where;
-      const ids = sql`array(select ${q.memberId} from ${q.from} where ${where} order by ${order} offset ${at.offset} limit ${at.limit})`;
+      // A list's first page keeps its generic plan (pageWindow); an export's batches are planned each time.
+      const window = at.after ? sql`offset ${at.offset} limit ${at.limit}` : pageWindow(at.offset, at.limit);
+      const ids = sql`array(select ${q.memberId} from ${q.from} where ${where} order by ${order} ${window})`;
       // A search is planned for its term (a common one walks an index, a rare one the trigrams):
       // one plan for every term could be either's worst.
       const rows = await rowsOf(creatorId, ids, f, value, now, trx, f.q === undefined, at.after ? undefined : keptScope(f));

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { compiledQueries } from '../../db/compiled.js';
+import { plannedOnce } from '../../db/prepared.js';
 import type { Executor } from '../../db/tx.js';
 import type { SubscriptionStatus } from '../../db/types.js';
 import { LIVE_STATUSES } from './status.js';
@@ -53,11 +54,11 @@ export function createSubscriptionsRepo(db: Executor) {
     /** Newest first, ties by id. */
     async list(creatorId: string, f: SubscriptionFilter & { offset: number; limit: number }, trx: Executor = db) {
       const { shape, values, present } = filterShape(creatorId, f);
+      const ordered = (args: readonly unknown[]) => filtered(trx, present, args).select(SUBSCRIPTION_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc');
+      // A first page of a common size is its own shape with its limit in the text, so its generic plan is kept (db/prepared.ts pageWindow).
+      if (plannedOnce(f.offset, f.limit)) return reads.rows(trx, `list_${shape}_first_${f.limit}`, values, (...args) => ordered(args).limit(sql.lit(f.limit)));
       return reads.rows(trx, `list_${shape}`, [...values, f.offset, f.limit], (...args) =>
-        filtered(trx, present, args)
-          .select(SUBSCRIPTION_COLUMNS)
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
+        ordered(args)
           .offset(args[args.length - 2] as number)
           .limit(args[args.length - 1] as number),
       );
