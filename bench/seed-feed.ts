@@ -203,6 +203,10 @@ export async function seedFeed(url: string, opts: FeedOptions): Promise<FeedFixt
                     from (select id, created_at, power(extract(epoch from ${now}::timestamptz - created_at) / 86400 + 2, ${-AGE_EXPONENT}::float8) * -ln(1 - random()) as w
                           from posts where community_id = ${communityId}) p) s) k`.execute(conn);
 
+      // Temporary tables are never analyzed by autovacuum; without statistics (here and on the views
+      // below) the poll votes' insert once ran over 15 minutes at 100k posts.
+      await sql`analyze seed_weight`.execute(conn);
+
       const walk = (j: string) => sql.raw(`(w.o + ${j}::bigint * ${stride}) % ${M}`);
       // Skewed towards soon after the post, as readers come from the feed's first pages.
       const after = (exponent: number) => sql.raw(`w.created_at + power(random(), ${exponent}) * ('${now.toISOString()}'::timestamptz - w.created_at)`);
@@ -222,6 +226,8 @@ export async function seedFeed(url: string, opts: FeedOptions): Promise<FeedFixt
         join seed_readers r on r.r = ${walk('t.k')}`.execute(conn)).numAffectedRows ?? 0);
       phase(`inserted ${rows.comments} comments`);
 
+      // The views just written, planned with statistics (autovacuum may not have come by yet).
+      await sql`analyze posts, post_views`.execute(conn);
       // Poll votes from 40% of each poll's viewers: one option, or for multiple choice one or two.
       rows.poll_votes = Number((await sql`insert into poll_votes (post_id, member_id, option, creator_id, created_at)
         select v.post_id, v.member_id, o.option, ${creatorId}, v.at

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.js';
-import { pageWindow } from '../../db/prepared.js';
 import type { Executor } from '../../db/tx.js';
 import type { MediaItem } from '../../db/types.js';
 import { LIVE_STATUSES } from '../programs/access.js';
@@ -192,14 +191,13 @@ export function createPostsRepo(db: Db) {
     async feed(memberId: string, communityIds: string[], offset: number, limit: number, trx: Executor = db) {
       if (communityIds.length === 0) return [];
       // The merge carries only the order's columns (an index-only walk of each community's
-      // feed index); the page's 50 rows are read whole after it, not the depth before it. The
-      // first page's window is written into the text, so its generic plan is kept (pageWindow).
+      // feed index); the page's 50 rows are read whole after it, not the depth before it.
       const { rows } = await sql<PostRow & { kudoed: boolean; my_votes: number[] }>`/*prepare:member_feed*/
         select ${POST_COLUMNS}, ${own(memberId)}
         from (select f.id from unnest(${communityIds}::uuid[]) as c(id)
               cross join lateral (select p.id, p.pinned, p.created_at from posts p where p.community_id = c.id and p.deleted_at is null
-                                  order by ${FEED_ORDER} ${pageWindow(0, offset + limit)}) f
-              order by f.pinned desc, f.created_at desc, f.id desc ${pageWindow(offset, limit)}) k
+                                  order by ${FEED_ORDER} limit ${offset + limit}) f
+              order by f.pinned desc, f.created_at desc, f.id desc offset ${offset} limit ${limit}) k
         join posts p on p.id = k.id
         join post_counts pc on pc.post_id = p.id
         order by ${FEED_ORDER}`.execute(trx);
