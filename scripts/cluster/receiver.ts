@@ -30,12 +30,14 @@ export async function startReceiver() {
     });
   });
   // Which process holds the other end of each connection (ss -p), asked once per connection:
-  // the proof's evidence that both workers sent, not only one of them.
+  // the proof's evidence that both workers sent, not only one of them. Asked by both ends: a
+  // source port alone can also be another process's connection elsewhere (to PostgreSQL, say),
+  // which once made an API node look like a sender.
   const pidOfPort = new Map<number, number>();
   server.on('connection', (socket) => {
     const port = socket.remotePort;
     if (!port) return;
-    execFile('ss', ['-Htnp', 'src', `127.0.0.1:${port}`], (err, stdout) => {
+    execFile('ss', ['-Htnp', 'src', `127.0.0.1:${port}`, 'dst', `127.0.0.1:${socket.localPort}`], (err, stdout) => {
       const pid = err ? undefined : /pid=(\d+)/.exec(stdout)?.[1];
       if (pid) pidOfPort.set(port, Number(pid));
     });
