@@ -29,7 +29,8 @@ export interface IdempotencyKeysTable {
   scope: string;
   key: string;
   request_hash: string;
-  state: 'in_progress' | 'done';
+  /** done: response_body is the answer's bytes; data: the answer's data, rebuilt by its route (migrations/0038). */
+  state: 'in_progress' | 'done' | 'data';
   status_code: number | null;
   content_type: string | null;
   response_body: string | null;

@@ -6,7 +6,8 @@ import type { Executor } from '../db/tx.js';
 /** One key's row as a later request sees it. */
 export interface KeyRow {
   request_hash: string;
-  state: 'in_progress' | 'done';
+  /** done: `response_body` is the answer as sent; data: the answer's data, which its route rebuilds (KeyedAnswer.replay). */
+  state: 'in_progress' | 'done' | 'data';
   status_code: number | null;
   content_type: string | null;
   response_body: string | null;
@@ -68,6 +69,7 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
   }
 
   return {
+    ttlHours,
     rowOf,
 
     /** The rows of these keys, one per item (undefined: none). One statement for the whole batch. */

@@ -5,7 +5,7 @@ import { createCombiner } from '../db/combiner.js';
 import type { Executor, StoredAnswer } from '../db/tx.js';
 import type { Principal } from './auth.js';
 import { AppError } from './errors.js';
-import { createIdempotencyStore, KeyTaken, type AnswerRecord, type IdempotencyStore, type KeyRow } from './idempotency-store.js';
+import { createIdempotencyStore, KeyTaken, type AnswerRecord, type IdempotencyStore, type KeyIdentity, type KeyRow } from './idempotency-store.js';
 
 export { KeyTaken } from './idempotency-store.js';
 
@@ -25,6 +25,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotency?: KeyedRequest;
   }
+  interface FastifyContextConfig {
+    /**
+     * `in-effect`: the route's effect looks its key up itself, in the statement that writes
+     * it (the logging batch), so the hook does not read it first: one round trip fewer.
+     */
+    idempotency?: 'in-effect';
+  }
 }
 
 export interface IdempotencyOptions {
@@ -40,6 +47,9 @@ export const purgeExpiredKeys = (db: Db, ttlHours: number, maxRounds = 20): Prom
   createIdempotencyStore(db, ttlHours).purgeExpired(maxRounds);
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+const keyReused = () =>
+  new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.');
 
 const scopeOf = (p: Principal | null): string =>
   p?.kind === 'creator' ? `creator:${p.creatorId}` : p?.kind === 'member' ? `member:${p.memberId}` : (p?.kind ?? 'anonymous');
@@ -57,10 +67,10 @@ function requestHash(request: FastifyRequest): string {
  * holds nothing that counts (no row, expired, or an old claim nothing will finish).
  */
 function answerFromRow(row: KeyRow | undefined, hash: string, reply: FastifyReply): FastifyReply | undefined {
-  if (!row || row.expired || row.state !== 'done') return undefined;
-  if (row.request_hash !== hash) {
-    throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.');
-  }
+  if (!row || row.expired || row.state === 'in_progress') return undefined;
+  if (row.request_hash !== hash) throw keyReused();
+  // 'data': only the route that stored it rebuilds its answer (KeyedAnswer.replay).
+  if (row.state !== 'done') return undefined;
   reply.header('idempotent-replayed', 'true').code(row.status_code ?? 200);
   if (row.content_type) reply.header('content-type', row.content_type);
   return reply.send(row.response_body);
@@ -104,14 +114,18 @@ export function sendData(request: FastifyRequest, reply: FastifyReply, data: unk
  * the effects of many requests at once (the logging batch) stores their answers itself.
  */
 export interface KeyedAnswer<T> extends StoredAnswer<T> {
-  /** The answer record of `data`, as the route will send it. */
-  recordOf(data: T): AnswerRecord;
-  /** Stores answers in `trx`: per answer, false when another request holds its key. */
-  storeAll(trx: Executor, records: AnswerRecord[]): Promise<boolean[]>;
+  /** The key, for a statement that stores the answer's data itself (state 'data'; the logging statement). */
+  identity: KeyIdentity & { hash: string; ttlHours: number };
   /** The error to throw when the key was taken: its row as `trx` sees it. */
   taken(trx: Executor): Promise<KeyTaken>;
   /** Says the answer is stored, once its transaction committed. */
   stored(): void;
+  /**
+   * The answer to this request from the row its key holds: the data `rebuild` makes of a
+   * 'data' answer stored for this very request (the header idempotent-replayed set, the
+   * status as stored), or else throws KeyTaken (the stored bytes replayed, or 409).
+   */
+  replay(row: KeyRow | undefined, rebuild: (stored: string) => T): T;
   /**
    * The Idempotency-Key to send the payment processor for one of this request's calls
    * (`purpose` tells them apart): the same on every retry of the request, so the processor
@@ -167,10 +181,16 @@ export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyRe
       await store.record(trx, answerOf(data));
       stored();
     },
-    recordOf: answerOf,
-    storeAll: (trx, records) => store.store(trx, records),
+    identity: { scope: claimed.scope, key: claimed.key, hash: claimed.hash, ttlHours: store.ttlHours },
     taken: async (trx) => new KeyTaken(await store.rowOf(claimed.scope, claimed.key, trx)),
     stored,
+    replay(row, rebuild) {
+      if (row?.state !== 'data' || row.expired || row.response_body === null) throw new KeyTaken(row);
+      if (row.request_hash !== claimed.hash) throw keyReused();
+      stored();
+      reply.header('idempotent-replayed', 'true').code(row.status_code ?? 200);
+      return rebuild(row.response_body);
+    },
     processorKey: (purpose) => `tribes-${purpose}-${digestOf(claimed, 'processor').toString('base64url')}`,
     idFor: (purpose) => uuidFrom(digestOf(claimed, `id:${purpose}`)),
   };
@@ -214,11 +234,12 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
     }
     const scope = scopeOf(request.principal);
     const hash = requestHash(request);
+    request.idempotency = { scope, key, hash, store };
+    if (request.routeOptions.config.idempotency === 'in-effect') return false;
     // A retry of an answered request replays without executing anything.
     const replayed = answerFromRow(await lookups.submit({ scope, key }), hash, reply);
-    if (replayed) return true;
-    request.idempotency = { scope, key, hash, store };
-    return false;
+    if (replayed) request.idempotency = undefined;
+    return replayed !== undefined;
   }
 
   app.addHook('onSend', (request, reply, payload, done) => {

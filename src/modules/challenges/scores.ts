@@ -4,7 +4,7 @@ import type { Executor } from '../../db/tx.js';
 /**
  * The scoring rules of DESIGN §7, written in the two places a score moves, both here:
  *
- * - SCORE_NEW_LOGS, a part of the logging statement (workout-logs/logging.repo.ts): adds
+ * - SCORE_NEW_LOGS, a part of the logging statement (workout-logs/log-batch.ts): adds
  *   each new log's gain to the challenges it counts for. Flat cost per log: one primary-key
  *   probe for the member's challenges, one row update per challenge the log counts in.
  * - rescore(): recomputes chosen participants from their logs, for every change that

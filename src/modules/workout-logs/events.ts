@@ -11,7 +11,7 @@ interface CreatedLogLike {
 
 /**
  * The outgoing events of a log written outside the logging statement (a back-dated one): the
- * same `workout.logged` and `pr.achieved` data the statement builds in SQL (logging.repo.ts
+ * same `workout.logged` and `pr.achieved` data the statement builds in SQL (log-batch.ts
  * log_events). A personal log (no community) sends nothing.
  */
 export function logEvents(memberId: string, log: CreatedLogLike): NewEvent[] {

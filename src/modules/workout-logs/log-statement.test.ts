@@ -7,7 +7,7 @@ import type { NewLog } from './workout-logs.repo.js';
 import { displayValue, recompute, type WorkingSet } from './prs.js';
 
 /**
- * The newest-log path detects PRs in SQL (logging.repo.ts); deletions and back-dated logs
+ * The newest-log path detects PRs in SQL (log-batch.ts); deletions and back-dated logs
  * replay history in TypeScript (prs.ts). These tests hold the two to the same rules.
  */
 let t: TestApp;

@@ -1,40 +1,13 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { createCombiner } from '../../db/combiner.js';
-import { ISO, type Executor } from '../../db/tx.js';
+import type { Executor } from '../../db/tx.js';
 import type { Database } from '../../db/types.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
-import { activityIsNewer } from '../activity/activity.js';
-import { SCORE_NEW_LOGS } from '../challenges/scores.js';
-import { LIVE_STATUSES } from '../programs/access.js';
-import { WANTS } from '../events/outbox.js';
+import type { KeyRow } from '../../http/idempotency-store.js';
+import { LOG_BATCH } from './log-batch.js';
 import type { PrKind } from './prs.js';
 import type { NewLog } from './workout-logs.repo.js';
 
-/**
- * The hot path of logging workouts: ONE statement that checks a batch of logs (one per
- * member), applies the PR rules of prs.ts to each member's record holders and writes the
- * logs, their sets, the moved holders, the member's activity and their challenge scores
- * (challenges/scores.ts SCORE_NEW_LOGS) — or, per log, writes nothing and says why. The
- * rules are written twice (here for the newest-log case, in prs.ts for everything else);
- * log-statement.test.ts proves on the database that the two agree on random histories.
- * A batch is the logs that arrived together (src/db/combiner.ts): one executor start-up,
- * round trip and commit for all of them.
- *
- * Concurrency (migrations/0008): each log's write is guarded by its member's training
- * version as read in this statement's snapshot. A change of the same member's history
- * committed or in flight meanwhile makes that log's guard fail (`conflict`, nothing of it
- * written); the caller retries. Versions are bumped in member order, so two batches
- * sharing members (two nodes) lock them in the same order and cannot deadlock.
- *
- * Constant text, every value an array parameter ($1–$7 per log, $8–$14 per set; `n` is
- * the log's 1-based place in the batch), with a `prepare:` marker: on PostgreSQL each
- * connection parses and plans it once (src/db/prepared.ts). Shared rows (exercises,
- * workouts, communities) are also matched against the whole array (`= any`), so the one
- * generic plan has an index condition to probe them by once those tables are large.
- */
-// Inlined, not bound: a bound list would hide the partial index subscriptions_member_live_idx
-// from a generic plan.
-const LIVE = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /**
  * Bumps the member's training version inside `trx` and so holds its row lock until the
@@ -47,140 +20,6 @@ export async function lockHistory(memberId: string, trx: Executor): Promise<void
     on conflict (member_id) do update set version = t.version + 1, updated_at = now()`.execute(trx);
 }
 
-const LOG_BATCH = `/*prepare:workout_log_batch*/
-with logs as (
-  select l.n::int as n, l.id, l.member_id, l.workout_id, l.community_id, l.performed_at, l.created_at, l.valid
-  from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::timestamptz[], $6::timestamptz[], $7::boolean[])
-       with ordinality as l(id, member_id, workout_id, community_id, performed_at, created_at, valid, n)
-), input as (
-  select t.n, t.position, t.exercise_id, t.reps, t.load_kg, t.is_warmup, t.rpe, round(t.load_kg * 100)::bigint as load_cents
-  from unnest($8::int[], $9::int[], $10::uuid[], $11::int[], $12::numeric[], $13::boolean[], $14::numeric[])
-       as t(n, position, exercise_id, reps, load_kg, is_warmup, rpe)
-), log_exercises as (
-  select distinct i.n, l.member_id, l.performed_at, i.exercise_id from input i join logs l on l.n = i.n
-), visible as (
-  select le.n, e.id, e.name from log_exercises le join exercises e on e.id = le.exercise_id
-  where e.id = any($10::uuid[]) and (e.creator_id is null or e.creator_id in (
-    select s.creator_id from subscriptions s where s.member_id = le.member_id and s.status in (${LIVE})))
-), workout as (
-  select l.n, p.creator_id, p.community_id, exists (
-      select 1 from subscriptions s where s.member_id = l.member_id and s.community_id = p.community_id and s.status in (${LIVE})) as live
-  from logs l join workouts w on w.id = l.workout_id join workout_programs p on p.id = w.program_id
-  where w.id = any($3::uuid[]) and w.deleted_at is null and p.deleted_at is null
-), community as (
-  select l.n, c.creator_id, exists (
-      select 1 from subscriptions s where s.member_id = l.member_id and s.community_id = c.id and s.status in (${LIVE})) as live
-  from logs l join communities c on c.id = l.community_id
-  where c.id = any($4::uuid[])
-), place as (
-  -- Where each log happened: the workout's program, else the community named, else nowhere (personal).
-  select l.n,
-         case when l.workout_id is not null then w.creator_id else c.creator_id end as creator_id,
-         case when l.workout_id is not null then w.community_id else l.community_id end as community_id,
-         case when l.workout_id is not null then coalesce(w.live and (l.community_id is null or w.community_id = l.community_id), false)
-              when l.community_id is not null then coalesce(c.live, false)
-              else true end as ok
-  from logs l left join workout w on w.n = l.n left join community c on c.n = l.n
-), state as (
-  select l.n,
-         coalesce((select t.version from member_training t where t.member_id = l.member_id), 0) as version,
-         exists (select 1 from log_exercises le where le.n = l.n and exists (
-                   select 1 from workout_sets ws
-                   where ws.member_id = le.member_id and ws.exercise_id = le.exercise_id
-                     and ws.performed_at > le.performed_at and not ws.is_warmup)) as later
-  from logs l
-), gate as (
-  select l.n, l.member_id, s.version from logs l join state s on s.n = l.n join place p on p.n = l.n
-  where l.valid and p.ok and not s.later
-    and (select count(*) from visible v where v.n = l.n) = (select count(*) from log_exercises le where le.n = l.n)
-), bump as (
-  insert into member_training as t (member_id, version)
-  select g.member_id, g.version + 1 from gate g order by g.member_id
-  on conflict (member_id) do update set version = t.version + 1, updated_at = now() where t.version = excluded.version - 1
-  returning t.member_id
-), written as (
-  select l.n from logs l join bump b on b.member_id = l.member_id
-), new_log as (
-  insert into workout_logs (id, member_id, creator_id, community_id, workout_id, performed_at, created_at, sets_count)
-  select l.id, l.member_id, p.creator_id, p.community_id, l.workout_id, l.performed_at, l.created_at,
-         (select count(*) from input i where i.n = l.n)::int
-  from written w join logs l on l.n = w.n join place p on p.n = w.n
-), new_sets as (
-  insert into workout_sets (log_id, position, member_id, exercise_id, performed_at, reps, load_kg, is_warmup, rpe)
-  select l.id, i.position, l.member_id, i.exercise_id, l.performed_at, i.reps, i.load_kg, i.is_warmup, i.rpe
-  from written w join logs l on l.n = w.n join input i on i.n = w.n
-), working as (
-  -- What each working set counts for (prs.ts setValues: integer hundredths, so ties are exact).
-  select i.n, i.exercise_id, i.position, k.kind, k.value
-  from input i cross join lateral (values
-    ('max_load', case when i.load_cents > 0 then i.load_cents::float8 / 100 end),
-    ('est_1rm', case when i.load_cents > 0 then case when i.reps = 1 then i.load_cents::float8 / 100 else (i.load_cents * (30 + i.reps))::float8 / 3000 end end),
-    ('max_volume', case when i.load_cents > 0 then (i.load_cents * i.reps)::float8 / 100 end),
-    ('max_reps', i.reps::float8)) as k(kind, value)
-  where not i.is_warmup and k.value is not null
-), best as (
-  -- Per log, exercise and kind, the log's best set: the first one reaching the maximum.
-  select distinct on (n, exercise_id, kind) n, exercise_id, kind, value, position from working
-  order by n, exercise_id, kind, value desc, position
-), moved as (
-  -- A holder moves when there was none (the baseline) or the best strictly beats it.
-  select b.n, b.exercise_id, b.kind, b.value, b.position,
-         coalesce(h.value, (select max(w.value) from working w
-                            where w.n = b.n and w.exercise_id = b.exercise_id and w.kind = b.kind and w.position < b.position)) as previous_value
-  from best b join logs l on l.n = b.n
-  left join personal_records h on h.member_id = l.member_id and h.exercise_id = b.exercise_id and h.kind = b.kind
-  where h.value is null or b.value > h.value
-), active as (
-  -- The member's activity in the creator's communities (activity/activity.ts), at most once an hour.
-  update member_activity m set last_active_at = l.created_at
-  from written w join logs l on l.n = w.n join place p on p.n = w.n
-  where m.creator_id = p.creator_id and m.member_id = l.member_id and ${activityIsNewer('m.last_active_at', 'l.created_at')}
-), ${SCORE_NEW_LOGS}, records as (
-  insert into personal_records (member_id, exercise_id, kind, value, previous_value, log_id, set_position, creator_id, performed_at)
-  select l.member_id, m.exercise_id, m.kind, m.value, m.previous_value, l.id, m.position, p.creator_id, l.performed_at
-  from written w join logs l on l.n = w.n join place p on p.n = w.n join moved m on m.n = w.n
-  order by l.member_id, m.exercise_id, m.kind
-  on conflict (member_id, exercise_id, kind) do update set
-    value = excluded.value, previous_value = excluded.previous_value, log_id = excluded.log_id,
-    set_position = excluded.set_position, creator_id = excluded.creator_id, performed_at = excluded.performed_at, updated_at = now()
-), log_events as (
-  -- Outgoing events (events/outbox.ts, the same rows recordEvents writes): workout.logged for a
-  -- log in a creator's community, pr.achieved per record it set; events.ts builds the same
-  -- data for a back-dated log. Built only for creators with an endpoint that wants the type.
-  select p.creator_id, 'workout.logged' as type, jsonb_build_object(
-           'log_id', l.id, 'member_id', l.member_id, 'community_id', p.community_id, 'workout_id', l.workout_id,
-           'performed_at', ${ISO('l.performed_at')}, 'sets_count', (select count(*) from input i where i.n = l.n),
-           'prs_count', (select count(*) from moved m where m.n = l.n and m.previous_value is not null)) as data
-  from written w join logs l on l.n = w.n join place p on p.n = w.n
-  where p.community_id is not null
-  union all
-  select p.creator_id, 'pr.achieved', jsonb_build_object(
-           'member_id', l.member_id, 'log_id', l.id, 'community_id', p.community_id, 'exercise_id', m.exercise_id,
-           'exercise_name', (select v.name from visible v where v.n = m.n and v.id = m.exercise_id), 'kind', m.kind,
-           'value', round(m.value::numeric, 2), 'previous_value', round(m.previous_value::numeric, 2), 'performed_at', ${ISO('l.performed_at')})
-  from written w join logs l on l.n = w.n join place p on p.n = w.n join moved m on m.n = w.n
-  where p.community_id is not null and m.previous_value is not null
-), new_events as (
-  insert into events (id, creator_id, type, data)
-  select tribes_uuid_v7(), e.creator_id, e.type, e.data from log_events e
-  where exists (select 1 from webhook_endpoints x where x.creator_id = e.creator_id and ${WANTS('x', 'e.type')})
-  returning id, creator_id, type
-), new_deliveries as (
-  insert into webhook_deliveries (id, creator_id, endpoint_id, event_id, event_type, next_attempt_at)
-  select tribes_uuid_v7(), e.creator_id, x.id, e.id, e.type, now()
-  from new_events e join webhook_endpoints x on x.creator_id = e.creator_id and ${WANTS('x', 'e.type')}
-)
-select case when w.n is not null then 'written'
-            when g.n is not null then 'conflict'
-            when s.later then 'later'
-            else 'refused' end as outcome,
-       (select coalesce(json_agg(json_build_array(v.id, v.name)), '[]') from visible v where v.n = l.n) as visible,
-       (select json_build_object('creatorId', x.creator_id, 'communityId', x.community_id, 'live', x.live) from workout x where x.n = l.n) as workout,
-       (select json_build_object('creatorId', x.creator_id, 'live', x.live) from community x where x.n = l.n) as community,
-       (select coalesce(json_agg(json_build_array(m.exercise_id, m.kind, m.value, m.previous_value, m.position)), '[]')
-        from moved m where m.n = l.n and m.previous_value is not null and w.n is not null) as prs
-from logs l left join written w on w.n = l.n left join gate g on g.n = l.n left join state s on s.n = l.n
-order by l.n`;
 
 export interface LogPlace {
   creatorId: string;
@@ -188,10 +27,13 @@ export interface LogPlace {
   live: boolean;
 }
 
-export type LogOutcome = 'written' | 'conflict' | 'later' | 'refused';
+export type LogOutcome = 'written' | 'conflict' | 'later' | 'refused' | 'replay';
 
 export interface LogStatementResult {
-  /** written; conflict: the member's history moved meanwhile; later: back-dated; refused: not valid (see the lookups). */
+  /**
+   * written; conflict: the member's history moved meanwhile; later: back-dated; refused: not
+   * valid (see the lookups); replay: the log's Idempotency-Key holds an answer (`stored`).
+   */
   outcome: LogOutcome;
   /** Exercises of the log the member may use, with their names. */
   visible: Map<string, string>;
@@ -199,9 +41,37 @@ export interface LogStatementResult {
   workout: LogPlace | null | undefined;
   community: Omit<LogPlace, 'communityId'> | null | undefined;
   prs: Array<{ exerciseId: string; kind: PrKind; value: number; previousValue: number; position: number }>;
+  /** replay: the row of the log's key. */
+  stored?: KeyRow;
 }
 
 const parsed = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+
+/** What the statement found for a log (a row of it, or the data stored under a key), read. */
+function resultOf(row: Record<string, unknown>, log: Pick<NewLog, 'workout_id' | 'community_id'>): Omit<LogStatementResult, 'outcome'> {
+  return {
+    visible: new Map(parsed<Array<[string, string]>>(row.visible)),
+    workout: log.workout_id ? (parsed<LogPlace | null>(row.workout) ?? null) : undefined,
+    community: log.community_id ? (parsed<LogPlace | null>(row.community) ?? null) : undefined,
+    prs: parsed<Array<[string, PrKind, number, number, number]>>(row.prs).map(([exerciseId, kind, value, previousValue, position]) => ({
+      exerciseId,
+      kind,
+      value,
+      previousValue,
+      position,
+    })),
+  };
+}
+
+/**
+ * A written log's answer as its key stores it (state 'data', log-batch.ts `stored`): the
+ * log's id, when it was logged, and what the statement found for it. The request's body
+ * (the same on a retry: its hash is checked) and these make the answer again.
+ */
+export function storedLog(data: string, log: Pick<NewLog, 'workout_id' | 'community_id'>) {
+  const row = JSON.parse(data) as Record<string, unknown> & { id: string; created_at: string };
+  return { id: row.id, createdAt: new Date(row.created_at), result: { outcome: 'written' as const, ...resultOf(row, log) } };
+}
 
 export interface LoggingOptions {
   /** Logging statements running at once (each holds a pooled connection); more logs wait and join a batch. */
@@ -211,88 +81,80 @@ export interface LoggingOptions {
   onBatch?: (size: number) => void;
 }
 
-/** A log to write, and when its request carries an Idempotency-Key, how to answer it once written. */
+/** A log to write, and when its request carries an Idempotency-Key, the key its answer is stored under. */
 export interface LogItem {
   log: NewLog;
   valid: boolean;
-  answer?: { keyed: KeyedAnswer<unknown>; dataOf(result: LogStatementResult): unknown };
+  keyed?: KeyedAnswer<unknown>;
 }
 
-export function createLoggingRepo(db: Kysely<Database>, { maxInFlight = 2, maxBatch = 32, onBatch }: LoggingOptions = {}) {
-  /**
-   * The batch, and the stored answers of its keyed logs that were written, in one
-   * transaction: after a crash a keyed log exists with its answer or not at all. When a key
-   * turns out taken (a retry racing its original across nodes), the transaction rolls back;
-   * the combiner then runs each log alone, and alone the log's request gets KeyTaken.
-   */
-  async function logWithAnswers(items: LogItem[]): Promise<LogStatementResult[]> {
-    if (!items.some((i) => i.answer)) return repo.logBatch(items);
-    const results = await db.transaction().execute(async (trx) => {
-      const results = await repo.logBatch(items, trx);
-      const keyed = items.flatMap((item, n) => (item.answer && results[n]!.outcome === 'written' ? [{ ...item.answer, result: results[n]! }] : []));
-      if (keyed.length) {
-        const stored = await keyed[0]!.keyed.storeAll(trx, keyed.map((a) => a.keyed.recordOf(a.dataOf(a.result))));
-        const lost = stored.indexOf(false);
-        if (lost >= 0) throw items.length === 1 ? await keyed[lost]!.keyed.taken(trx) : new Error('an Idempotency-Key of the batch is taken');
-      }
-      return results;
-    });
-    items.forEach((item, n) => results[n]!.outcome === 'written' && item.answer?.keyed.stored());
-    return results;
-  }
+/** SQLSTATE of tribes_key_taken() (migrations/0038). */
+const KEY_TAKEN = 'TK001';
 
+export function createLoggingRepo(db: Kysely<Database>, { maxInFlight = 2, maxBatch = 32, onBatch }: LoggingOptions = {}) {
   const repo = {
     /**
      * Logs each item's log if `valid` (the checks made without the database passed), every
      * exercise is one the member may use, the workout or community named exists and the
      * member holds a live subscription to it, no working set of these exercises is dated
-     * after it, and the member's history did not move since the statement's snapshot.
+     * after it, and the member's history did not move since the statement's snapshot; a
+     * keyed log, unless its key holds an answer (then `replay`), with its answer stored.
      * One statement for all: items must be of distinct members (the combiner sees to it).
+     * When a written log's key was taken meanwhile the statement fails: a batch of one then
+     * throws KeyTaken with the key's row; a bigger one is split by the combiner.
      */
-    async logBatch(items: Array<{ log: NewLog; valid: boolean }>, trx: Executor = db): Promise<LogStatementResult[]> {
+    async logBatch(items: LogItem[], trx: Executor = db): Promise<LogStatementResult[]> {
       const logs = items.map((i) => i.log);
       const sets = logs.flatMap((l, n) => l.sets.map((s) => ({ ...s, n: n + 1 })));
-      const { rows } = await trx.executeQuery<Record<string, unknown>>(
-        CompiledQuery.raw(LOG_BATCH, [
-          logs.map((l) => l.id),
-          logs.map((l) => l.member_id),
-          logs.map((l) => l.workout_id),
-          logs.map((l) => l.community_id),
-          logs.map((l) => l.performed_at),
-          logs.map((l) => l.created_at),
-          items.map((i) => i.valid),
-          sets.map((s) => s.n),
-          sets.map((s) => s.position),
-          sets.map((s) => s.exerciseId),
-          sets.map((s) => s.reps),
-          sets.map((s) => s.loadKg),
-          sets.map((s) => s.isWarmup),
-          sets.map((s) => s.rpe),
-        ]),
-      );
-      return rows.map((row, n) => ({
-        outcome: row.outcome as LogOutcome,
-        visible: new Map(parsed<Array<[string, string]>>(row.visible)),
-        workout: logs[n]!.workout_id ? (parsed<LogPlace | null>(row.workout) ?? null) : undefined,
-        community: logs[n]!.community_id ? (parsed<LogPlace | null>(row.community) ?? null) : undefined,
-        prs: parsed<Array<[string, PrKind, number, number, number]>>(row.prs).map(([exerciseId, kind, value, previousValue, position]) => ({
-          exerciseId,
-          kind,
-          value,
-          previousValue,
-          position,
-        })),
-      }));
+      const keys = items.map((i) => i.keyed?.identity);
+      let rows: Array<Record<string, unknown>>;
+      try {
+        ({ rows } = await trx.executeQuery<Record<string, unknown>>(
+          CompiledQuery.raw(LOG_BATCH, [
+            logs.map((l) => l.id),
+            logs.map((l) => l.member_id),
+            logs.map((l) => l.workout_id),
+            logs.map((l) => l.community_id),
+            logs.map((l) => l.performed_at),
+            logs.map((l) => l.created_at),
+            items.map((i) => i.valid),
+            sets.map((s) => s.n),
+            sets.map((s) => s.position),
+            sets.map((s) => s.exerciseId),
+            sets.map((s) => s.reps),
+            sets.map((s) => s.loadKg),
+            sets.map((s) => s.isWarmup),
+            sets.map((s) => s.rpe),
+            keys.map((k) => k?.scope ?? null),
+            keys.map((k) => k?.key ?? null),
+            keys.map((k) => k?.hash ?? null),
+            keys.find((k) => k)?.ttlHours ?? 24,
+          ]),
+        ));
+      } catch (err) {
+        const keyed = items[0]!.keyed;
+        if ((err as { code?: unknown }).code === KEY_TAKEN && items.length === 1 && keyed) throw await keyed.taken(trx);
+        throw err;
+      }
+      const results = rows.map((row, n): LogStatementResult => {
+        const outcome = row.outcome as LogOutcome;
+        if (outcome === 'replay') {
+          return { outcome, visible: new Map(), workout: undefined, community: undefined, prs: [], stored: { ...(row as unknown as KeyRow), expired: false } };
+        }
+        return { outcome, ...resultOf(row, logs[n]!) };
+      });
+      items.forEach((item, n) => results[n]!.outcome === 'written' && item.keyed?.stored());
+      return results;
     },
 
     /** The member's training-history lock (lockHistory above). */
     lockHistory,
   };
   // Logs that arrive together share one statement; one member's logs never share one.
-  const combiner = createCombiner({ run: logWithAnswers, key: (i: LogItem) => i.log.member_id, maxBatch, maxInFlight, onBatch });
+  const combiner = createCombiner({ run: (items: LogItem[]) => repo.logBatch(items), key: (i: LogItem) => i.log.member_id, maxBatch, maxInFlight, onBatch });
   return {
     ...repo,
-    /** Logs one log as part of the next batch (see logBatch and logWithAnswers). */
+    /** Logs one log as part of the next batch (see logBatch). */
     logNewest: (item: LogItem) => combiner.submit(item),
   };
 }

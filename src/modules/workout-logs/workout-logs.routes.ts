@@ -14,12 +14,14 @@ export function workoutLogsRoutes(service: WorkoutLogsService): FastifyPluginAsy
     app.post(
       '/workout-logs',
       {
+        // The logging statement looks the Idempotency-Key up and stores the answer (log-batch.ts).
+        config: { idempotency: 'in-effect' },
         schema: {
           tags,
           security: memberSecurity,
           summary: 'Log a workout',
           description:
-            'Records the sets you really did (1 to 200) and answers the personal records they set (`prs`). Tie it to a program workout (`workout_id`) or a community (`community_id`) you hold a live subscription to (else 403), or to neither for a personal log. `performed_at` may be at most 5 minutes in the future; a log dated before ones already logged is fitted into your history and later records are recomputed. Send an `Idempotency-Key` so a retried request never logs the workout twice: the answer is stored with the log in one transaction, so a retry after any failure (a lost answer, a crash) replays the first answer or, if nothing was written, logs it once.',
+            'Records the sets you really did (1 to 200) and answers the personal records they set (`prs`). Tie it to a program workout (`workout_id`) or a community (`community_id`) you hold a live subscription to (else 403), or to neither for a personal log. `performed_at` may be at most 5 minutes in the future; a log dated before ones already logged is fitted into your history and later records are recomputed. Send an `Idempotency-Key` so a retried request never logs the workout twice: the answer is stored with the log by the statement that writes it, so a retry after any failure (a lost answer, a crash) replays the first answer byte for byte (even after the log was deleted) or, if nothing was written, logs it once.',
           body: CreateLogBody,
           response: {
             201: Ok(Type.Ref(CreatedWorkoutLog)),

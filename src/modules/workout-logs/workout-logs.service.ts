@@ -3,13 +3,14 @@ import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { inTransaction, iso, type Executor } from '../../db/tx.js';
 import { AppError, notFound, type ErrorDetail } from '../../http/errors.js';
-import type { KeyedAnswer } from '../../http/idempotency.js';
+import { KeyTaken, type KeyedAnswer } from '../../http/idempotency.js';
+import type { KeyRow } from '../../http/idempotency-store.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
 import { createActivityRepo } from '../activity/activity.js';
 import { rescoreMember } from '../challenges/scores.js';
 import { hasAtMostTwoDecimals } from '../programs/programs.service.js';
 import { displayValue, PR_KINDS, recompute, type Bests, type PrFound, type PrKind } from './prs.js';
-import type { LoggingRepo, LogStatementResult } from './logging.repo.js';
+import { storedLog, type LoggingRepo, type LogItem, type LogStatementResult } from './logging.repo.js';
 import type { HolderRow, NewLog, NewSet, WorkoutLogRow, WorkoutLogsRepo } from './workout-logs.repo.js';
 import { FUTURE_SKEW_MS, type CreatedWorkoutLog, type CreateLogBody } from './workout-logs.schemas.js';
 import { recordEvents } from '../events/outbox.js';
@@ -133,33 +134,47 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
         created_at: now(),
         sets,
       };
-      /** The answer, once written where placeOf says, with the PRs it made. */
-      const answerOf = (found: LogStatementResult, prs: Array<PrFound & { exerciseId: string }>): CreatedLog => {
+      /** The answer to log `id` made at `createdAt`, written where placeOf says, with the PRs it made. */
+      const answerOf = (found: LogStatementResult, prs: Array<PrFound & { exerciseId: string }>, logged = { id, createdAt: asSent.created_at }): CreatedLog => {
         const place = placeOf(input, found, [...problems]);
         return {
-          id,
+          id: logged.id,
           workout_id: asSent.workout_id,
           community_id: place.communityId,
           performed_at: iso(performedAt),
           sets: sets.map((s) => ({ exercise_id: s.exerciseId, exercise_name: found.visible.get(s.exerciseId) ?? '', reps: s.reps, load_kg: s.loadKg, is_warmup: s.isWarmup, rpe: s.rpe })),
-          created_at: iso(asSent.created_at),
+          created_at: iso(logged.createdAt),
           prs: byPosition(prs).map((p) => ({ exercise_id: p.exerciseId, kind: p.kind, value: displayValue(p.value), previous_value: displayValue(p.previousValue), set_index: p.position })),
         };
       };
-      let written: CreatedLog | undefined;
-      const item = {
-        log: asSent,
-        valid: problems.length === 0,
-        ...(answer ? { answer: { keyed: answer as KeyedAnswer<unknown>, dataOf: (r: LogStatementResult) => (written = answerOf(r, r.prs)) } } : {}),
+      /**
+       * A retry's answer from what its key holds: a log the statement stored its data for is
+       * answered again from that data and this request's body (the same: its hash matched).
+       */
+      const replay = (row: KeyRow | undefined) => {
+        if (!answer) throw new KeyTaken(row);
+        return answer.replay(row, (data) => {
+          const logged = storedLog(data, asSent);
+          return answerOf(logged.result, logged.result.prs, logged);
+        });
       };
+      const item: LogItem = { log: asSent, valid: problems.length === 0, ...(answer ? { keyed: answer as KeyedAnswer<unknown> } : {}) };
 
-      // One statement checks, detects PRs and writes (logging.repo.ts). It writes nothing when
+      // One statement checks, detects PRs and writes (logging.repo.ts), with the answer's data
+      // under the request's key. It writes nothing when the key holds an answer (replayed),
       // the log is refused (placeOf says why), back-dated, or raced by another change of
       // this member's history (then it runs again).
-      let result = await logging.logNewest(item);
-      for (let attempt = 1; result.outcome === 'conflict' && attempt < OPTIMISTIC_ATTEMPTS; attempt++) result = await logging.logNewest({ ...item, valid: true });
+      let result: LogStatementResult;
+      try {
+        result = await logging.logNewest(item);
+        for (let attempt = 1; result.outcome === 'conflict' && attempt < OPTIMISTIC_ATTEMPTS; attempt++) result = await logging.logNewest({ ...item, valid: true });
+      } catch (err) {
+        if (err instanceof KeyTaken) return replay(err.row);
+        throw err;
+      }
+      if (result.outcome === 'replay') return replay(result.stored);
       const place = placeOf(input, result, problems);
-      if (result.outcome === 'written') return written ?? answerOf(result, result.prs);
+      if (result.outcome === 'written') return answerOf(result, result.prs);
       if (result.outcome === 'refused') throw new Error('the logging statement refused a log that passes every check');
       // A log dated before sets already logged changes what came after it (and a member
       // racing themselves past the retries lands here too): replay those exercises'
@@ -174,6 +189,9 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
         const created = answerOf(result, (await recomputeExercises(memberId, exerciseIds, trx)).get(id) ?? []);
         if (log.creator_id) await recordEvents(trx, log.creator_id, logEvents(memberId, created));
         return created;
+      }).catch((err: unknown) => {
+        if (err instanceof KeyTaken) return replay(err.row);
+        throw err;
       });
     },
 
