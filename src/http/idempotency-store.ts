@@ -108,8 +108,8 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
     },
 
     /**
-     * Stores finished answers whose keys were not claimed first (the logging batch; 4xx
-     * answers, which have no effect). Returns, per answer, whether it was stored: false
+     * Stores finished answers whose keys were not claimed first (4xx answers, which have
+     * no effect). Returns, per answer, whether it was stored: false
      * when another request holds the key.
      */
     async store(trx: Executor, answers: AnswerRecord[]): Promise<boolean[]> {

@@ -111,7 +111,7 @@ export function sendData(request: FastifyRequest, reply: FastifyReply, data: unk
 /**
  * What a service needs to store a keyed request's answer with its effect. Usually as a
  * StoredAnswer (db/tx.ts inTransaction: claim first, record last); a statement that writes
- * the effects of many requests at once (the logging batch) stores their answers itself.
+ * the effects of many requests at once (the logging batch) stores their answers' data itself.
  */
 export interface KeyedAnswer<T> extends StoredAnswer<T> {
   /** The key, for a statement that stores the answer's data itself (state 'data'; the logging statement). */

@@ -8,7 +8,6 @@ import { LOG_BATCH } from './log-batch.js';
 import type { PrKind } from './prs.js';
 import type { NewLog } from './workout-logs.repo.js';
 
-
 /**
  * Bumps the member's training version inside `trx` and so holds its row lock until the
  * transaction ends: changes that replay history (deletion, a back-dated log, a challenge
@@ -19,7 +18,6 @@ export async function lockHistory(memberId: string, trx: Executor): Promise<void
   await sql`insert into member_training as t (member_id, version) values (${memberId}, 1)
     on conflict (member_id) do update set version = t.version + 1, updated_at = now()`.execute(trx);
 }
-
 
 export interface LogPlace {
   creatorId: string;
