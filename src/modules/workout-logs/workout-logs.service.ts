@@ -160,7 +160,7 @@ export function createWorkoutLogsService({ db, logs, logging, now = () => new Da
       };
       const item: LogItem = { log: asSent, valid: problems.length === 0, ...(answer ? { keyed: answer as KeyedAnswer<unknown> } : {}) };
 
-      // One statement checks, detects PRs and writes (logging.repo.ts), with the answer's data
+      // One statement checks, detects PRs and writes (log-batch.ts), with the answer's data
       // under the request's key. It writes nothing when the key holds an answer (replayed),
       // the log is refused (placeOf says why), back-dated, or raced by another change of
       // this member's history (then it runs again).
