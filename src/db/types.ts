@@ -29,8 +29,7 @@ export interface IdempotencyKeysTable {
   scope: string;
   key: string;
   request_hash: string;
-  /** done: response_body is the answer's bytes; data: the answer's data, rebuilt by its route (migrations/0038). */
-  state: 'in_progress' | 'done' | 'data';
+  state: 'in_progress' | 'done' | 'data'; // data: what its route rebuilds the answer from (0038)
   status_code: number | null;
   content_type: string | null;
   response_body: string | null;

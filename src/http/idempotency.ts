@@ -61,6 +61,9 @@ function requestHash(request: FastifyRequest): string {
     .digest('hex');
 }
 
+/** Marks the reply as a replay of the stored answer `row`, with its status. */
+const replayedAs = (reply: FastifyReply, row: KeyRow) => reply.header('idempotent-replayed', 'true').code(row.status_code ?? 200);
+
 /**
  * The answer a key already holds, for a request with `hash`: the stored answer (replayed
  * byte for byte), or 409 when the key answered another request. Undefined when the key
@@ -71,7 +74,7 @@ function answerFromRow(row: KeyRow | undefined, hash: string, reply: FastifyRepl
   if (row.request_hash !== hash) throw keyReused();
   // 'data': only the route that stored it rebuilds its answer (KeyedAnswer.replay).
   if (row.state !== 'done') return undefined;
-  reply.header('idempotent-replayed', 'true').code(row.status_code ?? 200);
+  replayedAs(reply, row);
   if (row.content_type) reply.header('content-type', row.content_type);
   return reply.send(row.response_body);
 }
@@ -188,7 +191,7 @@ export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyRe
       if (row?.state !== 'data' || row.expired || row.response_body === null) throw new KeyTaken(row);
       if (row.request_hash !== claimed.hash) throw keyReused();
       stored();
-      reply.header('idempotent-replayed', 'true').code(row.status_code ?? 200);
+      replayedAs(reply, row);
       return rebuild(row.response_body);
     },
     processorKey: (purpose) => `tribes-${purpose}-${digestOf(claimed, 'processor').toString('base64url')}`,

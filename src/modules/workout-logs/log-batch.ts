@@ -29,8 +29,8 @@ import { WANTS } from '../events/outbox.js';
  * sharing members (two nodes) lock them in the same order and cannot deadlock.
  *
  * Constant text, every value an array parameter ($1–$7 and $15–$17 per log, $8–$14 per
- * set, $18 the keys' TTL in hours; `n` is
- * the log's 1-based place in the batch), with a `prepare:` marker: on PostgreSQL each
+ * set, $18 the keys' TTL in hours; `n` is the log's 1-based place in the batch), with a
+ * `prepare:` marker: on PostgreSQL each
  * connection parses and plans it once (src/db/prepared.ts). Shared rows (exercises,
  * workouts, communities) are also matched against the whole array (`= any`), so the one
  * generic plan has an index condition to probe them by once those tables are large.
