@@ -1,9 +1,9 @@
 import net from 'node:net';
-import { sql } from 'kysely';
+import { sql, type MigrationResultSet } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectPostgres } from '../src/db/client.js';
 import { toAppError } from '../src/http/error-handler.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import { migrateToLatest, retryingCatalogRaces } from '../src/db/migrate.js';
 import { buildTestApp, json, openTestDatabase, runSchemaName } from './helpers.js';
 
 const postgresUrl = inject('postgresUrl');
@@ -17,6 +17,28 @@ describe('migrations', () => {
     } finally {
       await database.close();
     }
+  });
+
+  it('are tried again when another schema\'s DDL broke the bookkeeping check, but never after a file failed', async () => {
+    const raced = (code: string) => Object.assign(new Error('column "last_active_at" of relation "creator_members" does not exist'), { code });
+    const attempts = (answers: MigrationResultSet[]) => {
+      let n = 0;
+      return { run: async () => answers[Math.min(n++, answers.length - 1)]!, count: () => n };
+    };
+    for (const code of ['3F000', '42P01', '42703']) {
+      const flaky = attempts([{ error: raced(code) }, { results: [] }]);
+      expect(await retryingCatalogRaces(flaky.run)).toEqual({ results: [] });
+      expect(flaky.count()).toBe(2);
+    }
+    const always = attempts([{ error: raced('42703') }]);
+    expect((await retryingCatalogRaces(always.run)).error).toBeDefined();
+    expect(always.count()).toBe(3);
+    const fileFailed = attempts([{ error: raced('42703'), results: [{ migrationName: '0032_member_activity', direction: 'Up', status: 'Error' }] }]);
+    expect((await retryingCatalogRaces(fileFailed.run)).error).toBeDefined();
+    expect(fileFailed.count()).toBe(1);
+    const otherError = attempts([{ error: Object.assign(new Error('syntax'), { code: '42601' }) }]);
+    await retryingCatalogRaces(otherError.run);
+    expect(otherError.count()).toBe(1);
   });
 });
 

@@ -68,15 +68,24 @@ export async function migrateToLatest(db: Db, dir = MIGRATIONS_DIR): Promise<str
 }
 
 /**
- * Runs a Kysely migration, again (up to 3 times in all) when it failed before any file ran with
- * "schema … does not exist" (3F000): Kysely checks for its bookkeeping tables by introspecting
- * every table of every schema, and a schema another process drops meanwhile (a finished test
- * run's, on a shared server) fails that scan. A file that fails is never retried.
+ * What another process's DDL does to Kysely's check for its bookkeeping tables, which
+ * introspects every column of every table of every schema and asks `pg_get_serial_sequence`
+ * about each: a schema dropped meanwhile (a finished test run's, on a shared server) fails
+ * the scan with 3F000, a table dropped with 42P01, a column dropped (another schema's
+ * migration 0032 moving `creator_members.last_active_at`) with 42703. The catalog scan reads
+ * one snapshot, the function the live catalog; nothing of ours caused it, so try again.
+ */
+const CATALOG_RACES = new Set(['3F000', '42P01', '42703']);
+
+/**
+ * Runs a Kysely migration, again (up to 3 times in all) when it failed with a catalog race
+ * (above) before any file ran. A file that fails is never retried.
  */
 export async function retryingCatalogRaces(run: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
   for (let attempt = 1; ; attempt++) {
     const result = await run();
-    const raced = (result.error as { code?: string } | undefined)?.code === '3F000' && !result.results?.some((r) => r.status === 'Error');
+    const code = (result.error as { code?: string } | undefined)?.code;
+    const raced = code !== undefined && CATALOG_RACES.has(code) && !result.results?.some((r) => r.status === 'Error');
     if (!raced || attempt === 3) return result;
   }
 }
