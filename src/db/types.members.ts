@@ -50,4 +50,13 @@ export interface MemberActivityTable {
   /** The latest run of consecutive UTC days with a log (migrations/0036, kept by triggers on workout_logs); null: no log. */
   streak_from: ColumnType<string | null, never, never>;
   streak_to: ColumnType<string | null, never, never>;
+  /**
+   * The instants of the member's logs (performed_at) and of their comments on live posts
+   * (created_at) after each `since`, ascending (migrations/0039, kept by triggers): the list's
+   * 30-day counts.
+   */
+  logged_since: ColumnType<Date, never, never>;
+  logged: ColumnType<Date[], never, never>;
+  commented_since: ColumnType<Date, never, never>;
+  commented: ColumnType<Date[], never, never>;
 }

@@ -38,6 +38,22 @@ const activeSince = (now: Date) => sql`(a.last_active_at >= ${cutoffOf(now)} or 
 const ACTIVITY = sql`join member_activity a on a.creator_id = m.creator_id and a.member_id = m.member_id`;
 
 /**
+ * How many instants of a kept array of `a` (member_activity.logged or .commented, migrations/0039:
+ * ascending, complete after its `<name>_since`) fall in (lo, hi]: usually the array's length (every
+ * entry inside: one comparison at each end), else its entries counted; `source` (the rows
+ * counted) when the window starts before what is kept. Inline, not an SQL function: a call per
+ * row of a page would cost more than the count.
+ */
+function keptCount(name: 'logged' | 'commented', lo: Date, hi: Date, source: RawBuilder<number>) {
+  const kept = sql.ref(`a.${name}`);
+  const since = sql.ref(`a.${name}_since`);
+  return sql`case when ${lo}::timestamptz < ${since} then ${source}
+    when cardinality(${kept}) = 0 then 0
+    when ${kept}[1] > ${lo}::timestamptz and ${kept}[cardinality(${kept})] <= ${hi}::timestamptz then cardinality(${kept})
+    else (select count(*)::int from unnest(${kept}) t where t > ${lo}::timestamptz and t <= ${hi}::timestamptz) end`;
+}
+
+/**
  * The scope whose total directory_totals keeps (migrations/0030) when the filter is nothing
  * more than one scope: the creator's whole directory, a community, or a tier. Else undefined.
  */
@@ -175,14 +191,16 @@ export function createDirectoryRepo(db: Executor) {
              ${sql.raw(ISO(scoped ? 'c.joined_at' : 'm.joined_at'))} as joined_at, ${sql.raw(ISO('a.last_active_at'))} as last_active_at,
              case when ${state} = 'active' and ${quietSince(now)} then 'at_risk' else ${state} end as status,
              (${value})::text as sort_value,
-             (select count(*)::int from workout_logs l
-              where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at > ${monthAgo} and l.performed_at <= ${now}) as workouts_completed_30d,
+             -- Counted from the instants member_activity keeps (migrations/0039); from the logs'
+             -- and comments' indexes only when the window starts before what is kept.
+             ${keptCount('logged', monthAgo, now, sql`(select count(*)::int from workout_logs l
+               where l.creator_id = m.creator_id and l.member_id = m.member_id and l.performed_at > ${monthAgo} and l.performed_at <= ${now})`)} as workouts_completed_30d,
              -- Members write comments (posts are the creator's); a deleted post's stop counting. Its
              -- post is looked up per comment by primary key: as a join, the planner hashed all the
              -- creator's posts once per member row (27 ms a page with 300 posts, not 0.5).
-             (select count(*)::int from post_comments pc
-              where pc.creator_id = m.creator_id and pc.member_id = m.member_id and pc.created_at > ${monthAgo} and pc.created_at <= ${now}
-                and (select po.deleted_at from posts po where po.id = pc.post_id) is null) as posts_count_30d,
+             ${keptCount('commented', monthAgo, now, sql`(select count(*)::int from post_comments pc
+               where pc.creator_id = m.creator_id and pc.member_id = m.member_id and pc.created_at > ${monthAgo} and pc.created_at <= ${now}
+                 and (select po.deleted_at from posts po where po.id = pc.post_id) is null)`)} as posts_count_30d,
              -- Consecutive UTC days with a log, ending today or yesterday: the member's latest run,
              -- kept in member_activity (migrations/0036), unless it ends after today (a log up to
              -- 5 minutes ahead, past midnight): then among the distinct days before tomorrow,
