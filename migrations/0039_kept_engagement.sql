@@ -8,12 +8,13 @@
 --              performed_at > logged_since, ascending (duplicates kept: two logs, two entries);
 --   commented  the created_at of every comment of the member on a live (not deleted) post of
 --              the creator with created_at > commented_since, ascending.
--- A read whose window starts at or after the `since` counts the array (usually its length: one
--- comparison at each end; memberships/directory.repo.ts keptCount); an older window (a clock
--- far back) counts the source rows as before. Either way exact.
+-- A read whose window starts at or after the `since` counts the array by two binary searches
+-- (width_bucket; memberships/directory.repo.ts keptCount); an older window (a clock far back)
+-- counts the source rows as before. Either way exact.
 --
--- The arrays stay about a month long: a writer appending entries trims them to the 31 days
--- below the newest entry (the `since` moves up to there), so they need no clock and no job.
+-- The arrays hold one to two months: a writer appends at the end, and about once a month
+-- (or for an entry older than the newest) sorts and trims to the 31 days below the newest
+-- entry (the `since` moves up to there), so they need no clock and no job.
 -- Kept by statement-level triggers, so every writer (the logging statement, deletions, the
 -- scale seeders) keeps them in its own transaction: an insert appends from the row itself (no
 -- read of the source); a removal (a deleted log or comment, a deleted post, a moved log) locks
@@ -29,25 +30,38 @@ alter table member_activity
 -- written; the backfill below rewrites every row that has entries).
 alter table member_activity set (fillfactor = 85);
 
--- Where a kept array starts once `added` joins it: 31 days below the newest entry, never lower
--- than before (an entry at or below the old `since` is not kept: the array never promised it).
-create function kept_since(kept timestamptz[], since timestamptz, added timestamptz[]) returns timestamptz
+-- An append that keeps the array as it is (the usual log or comment: newer than every entry
+-- kept, and the oldest entry not yet two months below the newest): `added` (ascending) goes at
+-- the end, nothing is sorted or trimmed. Inlined into the triggers' updates (a plain expression).
+create function kept_appends(kept timestamptz[], since timestamptz, lo timestamptz, hi timestamptz) returns boolean
 language sql immutable parallel safe
-as $$ select greatest(since, (select max(t) from unnest(kept || added) t) - interval '31 days') $$;
+as $$
+  select lo > since and (cardinality(kept) = 0 or (lo >= kept[cardinality(kept)] and kept[1] > hi - interval '62 days'))
+$$;
 
-create function kept_instants(kept timestamptz[], since timestamptz, added timestamptz[]) returns timestamptz[]
+-- Otherwise (an old log logged late, or time to trim): the entries sorted again and trimmed to
+-- the 31 days below the newest, the `since` moved up to there (never down: an entry at or
+-- below the old `since` is not kept, the array never promised it). So an array holds one to
+-- two months of entries and is trimmed about once a month.
+create function kept_merge(kept timestamptz[], since timestamptz, added timestamptz[], out since_ timestamptz, out kept_ timestamptz[])
 language sql immutable parallel safe
-as $$ select array(select t from unnest(kept || added) t where t > kept_since(kept, since, added) order by t) $$;
+as $$
+  with s as (select greatest(since, greatest(kept[cardinality(kept)], (select max(t) from unnest(added) t)) - interval '31 days') as s)
+  select s.s, array(select t from unnest(kept || added) t where t > s.s order by t) from s
+$$;
 
 -- Logs.
 create function member_logged_kept() returns trigger
 language plpgsql
 as $$
 begin
-  update member_activity a set logged_since = kept_since(a.logged, a.logged_since, n.added),
-                               logged = kept_instants(a.logged, a.logged_since, n.added)
-  from (select creator_id, member_id, array_agg(performed_at) as added from new_logs
-        where creator_id is not null group by creator_id, member_id order by creator_id, member_id) n
+  -- The SET expressions read `a`'s columns only (and the statement's rows): after waiting for a
+  -- concurrent writer's row lock they are worked out again on its version, so no append is lost.
+  update member_activity a
+  set logged_since = case when kept_appends(a.logged, a.logged_since, n.lo, n.hi) then a.logged_since else (kept_merge(a.logged, a.logged_since, n.added)).since_ end,
+      logged = case when kept_appends(a.logged, a.logged_since, n.lo, n.hi) then a.logged || n.added else (kept_merge(a.logged, a.logged_since, n.added)).kept_ end
+  from (select creator_id, member_id, array_agg(performed_at order by performed_at) as added, min(performed_at) as lo, max(performed_at) as hi
+        from new_logs where creator_id is not null group by creator_id, member_id order by creator_id, member_id) n
   where a.creator_id = n.creator_id and a.member_id = n.member_id;
   return null;
 end $$;
@@ -92,10 +106,11 @@ create function member_commented_kept() returns trigger
 language plpgsql
 as $$
 begin
-  update member_activity a set commented_since = kept_since(a.commented, a.commented_since, n.added),
-                               commented = kept_instants(a.commented, a.commented_since, n.added)
-  from (select creator_id, member_id, array_agg(created_at) as added from new_comments
-        group by creator_id, member_id order by creator_id, member_id) n
+  update member_activity a
+  set commented_since = case when kept_appends(a.commented, a.commented_since, n.lo, n.hi) then a.commented_since else (kept_merge(a.commented, a.commented_since, n.added)).since_ end,
+      commented = case when kept_appends(a.commented, a.commented_since, n.lo, n.hi) then a.commented || n.added else (kept_merge(a.commented, a.commented_since, n.added)).kept_ end
+  from (select creator_id, member_id, array_agg(created_at order by created_at) as added, min(created_at) as lo, max(created_at) as hi
+        from new_comments group by creator_id, member_id order by creator_id, member_id) n
   where a.creator_id = n.creator_id and a.member_id = n.member_id;
   return null;
 end $$;

@@ -39,18 +39,14 @@ const ACTIVITY = sql`join member_activity a on a.creator_id = m.creator_id and a
 
 /**
  * How many instants of a kept array of `a` (member_activity.logged or .commented, migrations/0039:
- * ascending, complete after its `<name>_since`) fall in (lo, hi]: usually the array's length (every
- * entry inside: one comparison at each end), else its entries counted; `source` (the rows
- * counted) when the window starts before what is kept. Inline, not an SQL function: a call per
- * row of a page would cost more than the count.
+ * ascending, complete after its `<name>_since`) fall in (lo, hi]: width_bucket counts the entries
+ * at or below a value by a binary search, so two of them, whatever the array holds; `source` (the
+ * rows counted) when the window starts before what is kept.
  */
 function keptCount(name: 'logged' | 'commented', lo: Date, hi: Date, source: RawBuilder<number>) {
   const kept = sql.ref(`a.${name}`);
-  const since = sql.ref(`a.${name}_since`);
-  return sql`case when ${lo}::timestamptz < ${since} then ${source}
-    when cardinality(${kept}) = 0 then 0
-    when ${kept}[1] > ${lo}::timestamptz and ${kept}[cardinality(${kept})] <= ${hi}::timestamptz then cardinality(${kept})
-    else (select count(*)::int from unnest(${kept}) t where t > ${lo}::timestamptz and t <= ${hi}::timestamptz) end`;
+  return sql`case when ${lo}::timestamptz < ${sql.ref(`a.${name}_since`)} then ${source}
+    else width_bucket(${hi}::timestamptz, ${kept}) - width_bucket(${lo}::timestamptz, ${kept}) end`;
 }
 
 /**

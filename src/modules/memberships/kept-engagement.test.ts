@@ -68,11 +68,12 @@ describe('engagement kept beside the member', () => {
     await log(-20);
     await log(-1);
     await log(-1);
-    // Kept: the 31 days below the newest (-1), so the log of day -40 is not.
-    expect((await kept(creator.id, member.id)).logged).toHaveLength(3);
+    // Appended as they came (no trim within two months of the newest): day -40 is kept, and not counted.
+    expect((await kept(creator.id, member.id)).logged).toHaveLength(4);
     expect(await countsAt(creator, member.id, START)).toMatchObject({ workouts: 3 });
     const [late] = await log(44);
-    // Trimmed below day 13 now: a read at START starts before that and counts the logs instead.
+    // Day -40 is more than two months below day 44: trimmed to the 31 days below it (after day 13),
+    // so a read at START starts before what is kept and counts the logs instead.
     expect((await kept(creator.id, member.id)).logged).toHaveLength(1);
     expect(await countsAt(creator, member.id, START)).toMatchObject({ workouts: 3 });
     expect(await countsAt(creator, member.id, at(44))).toMatchObject({ workouts: 1 });
@@ -99,6 +100,9 @@ describe('engagement kept beside the member', () => {
     await comment(posts[1]!, 3);
     await comment(posts[1]!, 20);
     const whens = [at(0), at(3), at(20), at(31), at(34), at(40), at(50)];
+    await expectExactAt(creator, member.id, whens);
+    // A workout logged late (older than the newest kept): sorted into place.
+    await insertLogs(t, member.id, [{ creatorId: creator.id, communityId: place.communityId, performedAt: at(10) }]);
     await expectExactAt(creator, member.id, whens);
 
     clock = at(21);
