@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildTestApp, createCreator, json, type TestApp, type TestCreator, type TestMember } from '../../../test/helpers.js';
 import { DAY_MS, getMemberRecord, insertLogs, placeIn, type Place } from '../../../test/members-kit.js';
 import { asMember, createPost, crowd } from '../../../test/posts-kit.js';
@@ -116,5 +116,21 @@ describe('engagement kept beside the member', () => {
     expect(state.logged).toEqual(state.logged_again);
     expect(state.commented).toEqual(state.commented_again);
     expect(state.commented).toHaveLength(2);
+  });
+
+  // PGlite runs one statement at a time; a server lets the appends and the removals race.
+  it.runIf(inject('postgresUrl'))('loses no entry when logs are added and deleted at the same time', async () => {
+    const creator = await createCreator(t);
+    const { place, member } = await memberIn(creator);
+    const log = (days: number) => insertLogs(t, member.id, [{ creatorId: creator.id, communityId: place.communityId, performedAt: at(days) }]);
+    const first = await Promise.all([0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7].map((d) => log(d)));
+    for (let i = 0; i < 8; i++) {
+      // One log added while another (older) one is deleted, each in its own transaction.
+      await Promise.all([log(1 + i / 10), sql`delete from workout_logs where id = ${first[i]![0]!}`.execute(t.database.db)]);
+    }
+    const state = await kept(creator.id, member.id);
+    expect(state.logged).toEqual(state.logged_again);
+    expect(state.logged).toHaveLength(8);
+    await expectExactAt(creator, member.id, [at(1), at(2), at(30.5)]);
   });
 });
