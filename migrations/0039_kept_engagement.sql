@@ -9,7 +9,7 @@
 --   commented  the created_at of every comment of the member on a live (not deleted) post of
 --              the creator with created_at > commented_since, ascending.
 -- A read whose window starts at or after the `since` counts the array by two binary searches
--- (width_bucket; memberships/directory.repo.ts keptCount); an older window (a clock far back)
+-- (width_bucket; memberships/directory.sql.ts keptCount); an older window (a clock far back)
 -- counts the source rows as before. Either way exact.
 --
 -- The arrays hold one to two months: a writer appends at the end, and about once a month
