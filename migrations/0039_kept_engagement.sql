@@ -66,27 +66,40 @@ begin
   return null;
 end $$;
 
-create function member_logged_removed() returns trigger
+-- The rows of `creators` × `members` locked, in one order: a removal then reads the members'
+-- entries again with a snapshot taken after any concurrent append committed.
+-- (PL/pgSQL: PERFORM reads every row, so every row is locked.)
+create function member_activity_locked(creators uuid[], members uuid[]) returns void
 language plpgsql
 as $$
-declare
-  creators uuid[];
-  members uuid[];
 begin
-  select array_agg(x.creator_id order by x.creator_id, x.member_id), array_agg(x.member_id order by x.creator_id, x.member_id)
-  into creators, members
-  from (select distinct o.creator_id, o.member_id from old_logs o
-        join member_activity a on a.creator_id = o.creator_id and a.member_id = o.member_id
-        where o.performed_at > a.logged_since) x;
-  if creators is null then return null; end if;
   perform 1 from member_activity a join unnest(creators, members) as m(creator_id, member_id)
     on a.creator_id = m.creator_id and a.member_id = m.member_id
     order by a.creator_id, a.member_id for update of a;
+end $$;
+
+-- The members of `creators` × `members` read their logs again (after the row locks).
+create function member_logs_again(creators uuid[], members uuid[]) returns void
+language plpgsql
+as $$
+begin
+  if creators is null then return; end if;
+  perform member_activity_locked(creators, members);
   update member_activity a set logged = array(
       select l.performed_at from workout_logs l
       where l.creator_id = a.creator_id and l.member_id = a.member_id and l.performed_at > a.logged_since order by 1)
   from unnest(creators, members) as m(creator_id, member_id)
   where a.creator_id = m.creator_id and a.member_id = m.member_id;
+end $$;
+
+create function member_logged_removed() returns trigger
+language plpgsql
+as $$
+begin
+  perform member_logs_again(array_agg(x.creator_id order by x.creator_id, x.member_id), array_agg(x.member_id order by x.creator_id, x.member_id))
+  from (select distinct o.creator_id, o.member_id from old_logs o
+        join member_activity a on a.creator_id = o.creator_id and a.member_id = o.member_id
+        where o.performed_at > a.logged_since) x;
   return null;
 end $$;
 
@@ -121,9 +134,7 @@ language plpgsql
 as $$
 begin
   if creators is null then return; end if;
-  perform 1 from member_activity a join unnest(creators, members) as m(creator_id, member_id)
-    on a.creator_id = m.creator_id and a.member_id = m.member_id
-    order by a.creator_id, a.member_id for update of a;
+  perform member_activity_locked(creators, members);
   update member_activity a set commented = array(
       select pc.created_at from post_comments pc join posts p on p.id = pc.post_id and p.deleted_at is null
       where pc.creator_id = a.creator_id and pc.member_id = a.member_id and pc.created_at > a.commented_since order by 1)
