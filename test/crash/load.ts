@@ -18,6 +18,8 @@ export interface Answer {
   replayed: boolean;
   retryAfter: string | null;
   error?: string;
+  /** No answer because the body broke off after the status line (status 0 then too). */
+  cutMidAnswer?: boolean;
 }
 
 /** One keyed request: what was sent, and every answer it got, in order. */
@@ -74,6 +76,7 @@ const REQUEST_TIMEOUT_MS = 20_000;
 /** Sends `op` once (same key, same body every time) and records the answer. */
 export async function send(baseUrl: string, op: Op, phase: Phase): Promise<Answer> {
   let answer: Answer;
+  let gotStatus = false;
   try {
     const res = await fetch(`${baseUrl}${op.path}`, {
       method: 'POST',
@@ -81,6 +84,7 @@ export async function send(baseUrl: string, op: Op, phase: Phase): Promise<Answe
       body: op.bodyText,
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
+    gotStatus = true;
     const body = await res.text();
     let code: string | null = null;
     try {
@@ -99,7 +103,8 @@ export async function send(baseUrl: string, op: Op, phase: Phase): Promise<Answe
     };
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    answer = { phase, status: 0, body: '', code: null, replayed: false, retryAfter: null, error: cause?.code ?? cause?.message ?? String(err) };
+    const error = cause?.code ?? cause?.message ?? String(err);
+    answer = { phase, status: 0, body: '', code: null, replayed: false, retryAfter: null, error, ...(gotStatus ? { cutMidAnswer: true } : {}) };
   }
   op.attempts.push(answer);
   return answer;
