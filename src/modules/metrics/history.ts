@@ -13,8 +13,9 @@ export const HISTORY_MAX_DAYS = 90;
  * What one read may compute before answering, in the units of the one-pass query
  * (history-pass.ts): cost = the scope's subscriptions + the days asked for. The pass reads every
  * subscription of the scope once whatever the days (~7 dated changes each, sorted by member),
- * and each day adds one row to sum: at ~1 s per 100,000 subscriptions of one PostgreSQL core
- * (bench/metrics.ts), 200,000 is ~2 s. A read stores the most recent missing days that fit after
+ * and each day adds one row to sum: at ~1.4 s per 100,000 subscriptions of one PostgreSQL core
+ * (bench/metrics.ts: 27 s for the 2M subscriptions of a 1M-subscription creator's four scopes,
+ * 90 days), 200,000 is ~3 s. A read stores the most recent missing days that fit after
  * the scope's subscriptions (for all but the largest creators, all of them, up to the 366 a read
  * may ask for); a scope of more than the budget's subscriptions gets none on a read (fewer days
  * would not make its pass cheaper), and the job fills its last HISTORY_MAX_DAYS. Days that follow
