@@ -67,6 +67,8 @@ const accessColumns = (memberId: string) => sql`(c.is_public and c.status = 'act
             from tiers t where t.community_id = c.id), '[]') as tiers`;
 
 export type MemberPostRow = PostRow & AccessRow & { kudoed: boolean; my_votes: number[] };
+/** A community of the feed: its paywall input and its posts not deleted (the feed's total is their sum, read in the same statement). */
+export type FeedAccessRow = AccessRow & { posts_count: number };
 
 const memberReads = compiledQueries('member', { prepare: true });
 
@@ -176,9 +178,9 @@ export function createPostsRepo(db: Db) {
      */
     async access(memberId: string, communityIds: string[] | undefined, trx: Executor = db) {
       const query = communityIds
-        ? sql<AccessRow>`/*prepare:feed_access*/ select c.id as community_id, c.creator_id, ${accessColumns(memberId)}
+        ? sql<FeedAccessRow>`/*prepare:feed_access*/ select c.id as community_id, c.creator_id, c.posts_count, ${accessColumns(memberId)}
             from communities c where c.id = any(${communityIds}::uuid[])`
-        : sql<AccessRow>`/*prepare:feed_access_all*/ select c.id as community_id, c.creator_id, ${accessColumns(memberId)}
+        : sql<FeedAccessRow>`/*prepare:feed_access_all*/ select c.id as community_id, c.creator_id, c.posts_count, ${accessColumns(memberId)}
             from communities c where c.id in (select s.community_id from subscriptions s where s.member_id = ${memberId})`;
       return (await query.execute(trx)).rows;
     },
@@ -202,13 +204,6 @@ export function createPostsRepo(db: Db) {
         join post_counts pc on pc.post_id = p.id
         order by ${FEED_ORDER}`.execute(trx);
       return rows;
-    },
-
-    /** Posts of these communities not deleted (the feed's total). */
-    async feedTotal(communityIds: string[], trx: Executor = db) {
-      if (communityIds.length === 0) return 0;
-      const { rows } = await sql<{ n: number }>`select coalesce(sum(posts_count), 0)::int as n from communities where id = any(${communityIds}::uuid[])`.execute(trx);
-      return rows[0]!.n;
     },
 
     /** A post not deleted, with its counts, the member's own engagement and the paywall's input for its community: one statement. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createCommunity, createCreator, createTier, json, type TestApp, type TestCreator } from '../../../test/helpers.js';
 import { subscribedMember } from '../../../test/challenges-kit.js';
-import { placeIn } from '../../../test/members-kit.js';
+import { mirrorSubscription, placeIn } from '../../../test/members-kit.js';
 import { asMember, createPost, creatorPost, feedOf, patchPost, postPost } from '../../../test/posts-kit.js';
 
 /** The creator's posts: validation, rendering, listing order and filters, edits, polls under votes, deletion, comments moderation. */
@@ -192,6 +192,25 @@ describe('deleting', () => {
     expect(feed.data).toEqual([]);
     expect(feed.pagination.total).toBe(0);
     expect((await asMember(t, member, 'GET', `/posts/${post.id}`)).statusCode).toBe(404);
+  });
+
+  it('counts in the feed’s total the posts not deleted of the communities the member may read, and only those', async () => {
+    const creator = await createCreator(t);
+    const [a, b, closed] = [await placeIn(t, creator), await placeIn(t, creator), await placeIn(t, creator)];
+    const member = await subscribedMember(t, creator, a);
+    await mirrorSubscription(t, creator, { ...b, memberId: member.id }, { status: 'active' });
+    const gone = await createPost(t, creator, { community_id: a.communityId });
+    await createPost(t, creator, { community_id: a.communityId });
+    for (let i = 0; i < 3; i++) await createPost(t, creator, { community_id: b.communityId });
+    // A community the member holds nothing in and cannot read.
+    expect((await t.app.inject({ method: 'PATCH', url: `/api/v1/communities/${closed.communityId}`, headers: creator.headers, payload: { is_public: false } })).statusCode).toBe(200);
+    await createPost(t, creator, { community_id: closed.communityId });
+    expect((await del(creator, `/posts/${gone.id}`)).statusCode).toBe(200);
+    const page = await feedOf(t, member, '?limit=2');
+    expect(page.data).toHaveLength(2);
+    expect(page.pagination).toEqual({ page: 1, limit: 2, total: 4, pages: 2 });
+    expect((await feedOf(t, member, `?community_id=${a.communityId}`)).pagination.total).toBe(1);
+    expect((await feedOf(t, member, `?community_id=${b.communityId}`)).pagination.total).toBe(3);
   });
 
   it('lets the creator read and delete any comment of their post, and no one else', async () => {
