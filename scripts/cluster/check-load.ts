@@ -18,9 +18,9 @@ const SETTLE_DEADLINE_MS = 20_000;
  * A connection closed before any byte of an answer. HAProxy does this on purpose when a node
  * resets a kept-alive server connection with no answer and the client's own connection has
  * served a request before (HTTP/1.1's signal that a retry is safe; it logs nothing then). Seen
- * once in CI in this check, for a keyed write, with no HAProxy log line. A keyed write is safe to send
- * again, so it is no violation as long as the client's retry (the recovery pass, same key)
- * gets the final answer (`finalityViolations`); a body cut after the status line still is.
+ * once in CI in this check, for a keyed write, with no HAProxy log line. A keyed write is safe
+ * to send again, so it is no violation as long as the client's retry (the recovery pass, same
+ * key) gets the final answer (`finalityViolations`); a body cut after the status line still is.
  */
 const closedUnanswered = (a: { status: number; error?: string; cutMidAnswer?: boolean }): boolean =>
   a.status === 0 && !a.cutMidAnswer && (a.error === 'UND_ERR_SOCKET' || a.error === 'ECONNRESET');

@@ -156,9 +156,9 @@ export const paidPeriods = (scope: Scope, each = false) => sql`
  * day's counts. Only a member with two or more subscriptions in the scope needs their counts run
  * over their days (a sort by member); one with a single subscription has flags that are each one
  * span of days (`oneMemberSpans`), summed per day directly (at 1M subscriptions, 27 s for a
- * creator's four scopes against 38 s all sorted: docs/benchmarks.md). The members' counts could come from metrics_spells (live spells kept per scope
- * and member), but it keeps no paying or trialing spells, so everything is read from the
- * subscriptions, in the same pass.
+ * creator's four scopes against 38 s all sorted: docs/benchmarks.md). The members' counts could
+ * come from metrics_spells (live spells kept per scope and member), but it keeps no paying or
+ * trialing spells, so everything is read from the subscriptions, in the same pass.
  *
  * MRR is summed per subscription, not per member: the monthly price of each paying day. A
  * price is what `subscription_changes` (migrations/0013, the mirror's record of every state it
