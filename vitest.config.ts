@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongFirst from './test/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -17,6 +18,8 @@ export default defineConfig({
     // each: importing the app and PGlite took ~2 s per file. Nothing in src/ keeps state
     // between apps but caches (compiled serializers, prepared statement names, the dummy password hash).
     isolate: false,
+    // The README walkthrough and the PostgreSQL-only files first (test/sequencer.ts).
+    sequence: { sequencer: LongFirst },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
