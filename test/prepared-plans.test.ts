@@ -4,6 +4,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { freshDatabase } from './fresh-database.js';
 import { buildTestApp, createCreator, type TestApp, type TestCreator } from './helpers.js';
 import { addMembersInBulk, placeIn } from './members-kit.js';
+import { createPost, crowd, feedOf, readPost } from './posts-kit.js';
 
 /**
  * A prepared statement saves PostgreSQL its planning only once it settles on the generic plan
@@ -63,5 +64,41 @@ describe.runIf(postgresUrl)('prepared page statements on PostgreSQL', () => {
     expect(first[0]).toMatchObject({ custom_plans: 5, generic_plans: 5 });
     const deeper = (await plansOf('/api/v1/subscriptions?limit=20&page=2', 'subscriptions_list_all%')).find((r) => r.statement !== first[0]!.statement);
     expect(deeper).toMatchObject({ custom_plans: 10, generic_plans: 0 });
+  });
+
+  it('plans the member token lookup, the feed\'s first page and a batch of post views once per connection, though they take lists', async () => {
+    const place = await placeIn(t, creator, 'Reader');
+    await createPost(t, creator, { community_id: place.communityId, content: 'The newest post' });
+    const [member] = await crowd(t, creator, place, 1);
+    // Sizes the statistics show: a token per member, 5,000 older posts, 1,000 other communities.
+    const db = t.database.db;
+    await sql`insert into member_tokens (id, member_id, token_hash, expires_at)
+      select gen_random_uuid(), m.id, sha256(m.id::text::bytea), now() + interval '1 day' from members m where m.id <> ${member!.id}`.execute(db);
+    await sql`insert into posts (id, creator_id, community_id, content, content_html, preview_auto_stale, created_at, updated_at)
+      select gen_random_uuid(), ${creator.id}, ${place.communityId}, 'Older', '<p>Older</p>', false, now() - n * interval '1 minute', now() - n * interval '1 minute'
+      from generate_series(1, 5000) n`.execute(db);
+    await sql`insert into post_counts (post_id) select p.id from posts p where not exists (select 1 from post_counts c where c.post_id = p.id)`.execute(db);
+    await sql`insert into communities (id, creator_id, name, slug, category)
+      select gen_random_uuid(), ${creator.id}, 'Other ' || n, 'other-' || n, 'outros' from generate_series(1, 1000) n`.execute(db);
+    await sql`analyze`.execute(db);
+    let newest = '';
+    for (let i = 0; i < 10; i++) {
+      const page = await feedOf(t, member!, `?community_id=${place.communityId}&limit=50`);
+      expect(page.data.map((p) => p.content).slice(0, 2)).toEqual(['The newest post', 'Older']);
+      newest = page.data[0]!.id as string;
+    }
+    // A post opened ten times: ten batches of one view (post_views), each a statement.
+    for (let i = 0; i < 10; i++) expect((await readPost(t, member!, newest)).content).toBe('The newest post');
+    const { rows } = await sql<{ name: string; generic_plans: number; custom_plans: number }>`
+      select name, generic_plans::int, custom_plans::int from pg_prepared_statements
+      where name similar to '(member_tokens_active|feed_access|member_feed|post_views)%' order by name`.execute(t.database.db);
+    // Given the list itself, each execution's plan knew its length and was costed below the
+    // generic one, so all of them were planned at bind (db/prepared.ts opaqueArray).
+    expect(rows.map((r) => r.name.replace(/_[0-9a-f]{12}$/, ''))).toEqual(['feed_access', 'member_feed', 'member_tokens_active', 'post_views']);
+    const executions = { feed_access: 10, member_feed: 10, member_tokens_active: 20, post_views: 10 };
+    for (const r of rows) {
+      const n = executions[r.name.replace(/_[0-9a-f]{12}$/, '') as keyof typeof executions];
+      expect(r, r.name).toMatchObject({ custom_plans: 5, generic_plans: n - 5 });
+    }
   });
 });

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { deleteInRounds } from '../../db/purge.js';
 import type { Executor } from '../../db/tx.js';
 import { compiledQueries } from '../../db/compiled.js';
+import { opaqueArray } from '../../db/prepared.js';
 
 /** The per-request credential lookup, compiled once (src/db/compiled.ts). */
 const tokenReads = compiledQueries('member_tokens', { prepare: true });
@@ -47,7 +48,7 @@ export function createMembersRepo(db: Executor) {
     async findActiveTokens(hashes: Buffer[], trx: Executor = db) {
       return tokenReads.rows(trx, 'active', [hashes], (h) =>
         sql<{ id: string; member_id: string; token_hash: Buffer }>`select id, member_id, token_hash from member_tokens
-          where token_hash = any(${h}::bytea[]) and revoked_at is null and expires_at > now()`,
+          where token_hash = any(${opaqueArray(h, 'bytea')}) and revoked_at is null and expires_at > now()`,
       );
     },
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { createCombiner } from '../../db/combiner.js';
 import type { Db } from '../../db/client.js';
+import { opaqueArray } from '../../db/prepared.js';
 import { recordActivities } from '../activity/activity.js';
 
 export interface View {
@@ -25,12 +26,14 @@ export function createViewRecorder(db: Db, opts: { onBatch?: (size: number) => v
     // In (member, post) order, so batches of several nodes take their row locks in one order.
     const views = [...batch].sort((a, b) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : a.postId < b.postId ? -1 : a.postId > b.postId ? 1 : 0));
     const days = views.map((v) => v.at.toISOString().slice(0, 10));
-    // Prepared (db/prepared.ts): planning this statement cost more than running it.
+    // Prepared (db/prepared.ts): planning this statement cost more than running it. Its lists
+    // are opaque to the planner, else a batch's known size kept it from the generic plan.
     const { rows } = await sql<{ post_id: string; member_id: string }>`/*prepare:post_views*/
       with v as (
         select distinct on (post_id, member_id, day) post_id, member_id, creator_id, day, at
-        from unnest(${views.map((v) => v.postId)}::uuid[], ${views.map((v) => v.memberId)}::uuid[], ${views.map((v) => v.creatorId)}::uuid[],
-                    ${days}::date[], ${views.map((v) => v.at.toISOString())}::timestamptz[]) as v(post_id, member_id, creator_id, day, at)
+        from unnest(${opaqueArray(views.map((v) => v.postId), 'uuid')}, ${opaqueArray(views.map((v) => v.memberId), 'uuid')},
+                    ${opaqueArray(views.map((v) => v.creatorId), 'uuid')}, ${opaqueArray(days, 'date')},
+                    ${opaqueArray(views.map((v) => v.at.toISOString()), 'timestamptz')}) as v(post_id, member_id, creator_id, day, at)
       ),
       added as (
         insert into post_views (post_id, member_id, day, creator_id) select post_id, member_id, day, creator_id from v
