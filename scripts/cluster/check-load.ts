@@ -129,8 +129,9 @@ export async function checkLoadThroughKill(ctx: ProofContext): Promise<CheckResu
   const by = (route: string) => ops.filter((op) => op.route === route).length;
   const retried = ops.filter((op) => op.attempts[0] !== undefined && !isFinal(op.attempts[0])).length;
   const readsOk = reads.filter((r) => r.status >= 200 && r.status < 300).length;
-  const closed = [...ops.flatMap((op) => op.attempts), ...reads].filter(closedUnanswered).length;
-  const status503 = [...ops.flatMap((op) => op.attempts), ...reads].filter((a) => a.status === 503).length;
+  const everySent = [...ops.flatMap((op) => op.attempts), ...reads];
+  const closed = everySent.filter(closedUnanswered).length;
+  const status503 = everySent.filter((a) => a.status === 503).length;
   return {
     name: 'a. SIGKILL of an API node under mixed load',
     ok: violations.length === 0,
