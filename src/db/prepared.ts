@@ -70,9 +70,8 @@ export const plannedOnce = (offset: number, limit: number): boolean => offset ==
  * below the generic plan, which assumes ten elements, so PostgreSQL never settles on the generic
  * plan and plans the statement again at every bind: 0.08 ms for the member token lookup, 0.24 and
  * 0.4 ms for the feed's access and page statements, 0.38 ms for a batch of post views (about as
- * long as running them). Behind a
- * scalar subquery (an init plan) both plans assume the same length and the generic one is kept
- * after five executions; an index still serves `= any(…)` with it.
+ * long as running them). Behind a scalar subquery (an init plan) both plans assume the same
+ * length and the generic one is kept after five executions; an index still serves `= any(…)`.
  */
 export function opaqueArray(values: readonly unknown[], type: 'uuid' | 'bytea' | 'date' | 'timestamptz'): RawBuilder<unknown> {
   return sql`(select ${values}::${sql.raw(type)}[])::${sql.raw(type)}[]`;
