@@ -27,7 +27,10 @@ beforeAll(async () => {
     begin
       -- A second argument names a column the row must have filled to count.
       if tg_nargs > 1 and to_jsonb(new) ->> tg_argv[1] is null then return new; end if;
-      select fail_at into armed from test_fail_once where table_name = tg_table_name and match = to_jsonb(new) ->> tg_argv[0];
+      -- A partition's row (idempotency_keys, by hour) is armed by its partitioned table's name.
+      select fail_at into armed from test_fail_once
+      where table_name = coalesce((select c.relname from pg_class c where c.oid = pg_partition_root(tg_relid)), tg_table_name)
+        and match = to_jsonb(new) ->> tg_argv[0];
       if armed is not null and nextval('test_fail_once_seq') = armed then
         raise exception 'injected failure' using errcode = '57014';
       end if;

@@ -143,6 +143,10 @@ describe('Idempotency-Key', () => {
     expect(res.statusCode).toBe(409); // executed again: the slug is now taken by the first run
     expect(json(res).error.code).toBe('slug_taken');
     expect(res.headers['idempotent-replayed']).toBeUndefined();
+    // The key now has two rows (one per hour it was stored in, until the purge): the newest counts.
+    const again = await create(creator, 'old-key', body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(res.body);
   });
 
   it('releases the key when the request fails with a 5xx, so the retry executes', async () => {
@@ -201,5 +205,27 @@ describe('expired Idempotency-Keys', () => {
     await purgeExpiredKeys(t.database.db, 24);
     const left = await t.database.db.selectFrom('idempotency_keys').select('key').where('scope', '=', scope).execute();
     expect(left.map((r) => r.key)).toEqual(['fresh']);
+  });
+
+  it('are dropped an hour at a time once the whole hour has expired, and the coming hours get partitions of their own', async () => {
+    const creator = await createCreator(t);
+    const scope = `creator:${creator.id}`;
+    // An hour two days ago with a partition of its own, as the poller made it then.
+    const hourOf = (ago: string) => sql<Date>`date_trunc('hour', (now() - ${ago}::interval) at time zone 'UTC') at time zone 'UTC'`;
+    await sql`select tribes_key_partitions_create(array[${hourOf('2 days')}])`.execute(t.database.db);
+    const partition = async (ago: string) =>
+      (await sql<{ name: string | null }>`select to_regclass(tribes_key_partition(${hourOf(ago)}))::text as name`.execute(t.database.db)).rows[0]!.name;
+    const old = await partition('2 days');
+    expect(old).not.toBeNull();
+    await sql`insert into idempotency_keys (scope, key, request_hash, state, created_at)
+      values (${scope}, 'two-days', 'h', 'done', ${hourOf('2 days')} + interval '30 minutes'), (${scope}, 'now', 'h', 'done', now())`.execute(t.database.db);
+    const counted = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(old!)} where scope = ${scope}`.execute(t.database.db);
+    expect(counted.rows[0]!.n).toBe(1);
+
+    await purgeExpiredKeys(t.database.db, 24);
+    expect(await partition('2 days')).toBeNull();
+    for (const ahead of ['0 hours', '-1 hour', '-2 hours']) expect(await partition(ahead)).not.toBeNull();
+    const left = await t.database.db.selectFrom('idempotency_keys').select('key').where('scope', '=', scope).execute();
+    expect(left.map((r) => r.key)).toEqual(['now']);
   });
 });

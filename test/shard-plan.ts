@@ -174,6 +174,6 @@ export const SHARD_PLAN: Record<string, Placement> = {
   workouts: gap("a program's workouts", NEEDED.compositeKeys, ['primary key (id)', 'foreign key (program_id) → workout_programs (id)']),
   idempotency_keys: gap('replayable answers, keyed by a text scope (creator, member or admin)', NEEDED.idempotencyScope, [
     'no creator_id column',
-    'primary key (scope, key)',
+    'primary key (scope, key, created_at)',
   ]),
 };

@@ -23,12 +23,14 @@ async function readSchema(database: DatabaseHandle): Promise<Schema> {
   const tables = await sql<{ table: string }>`
     select table_name as table from information_schema.tables
     where table_schema = current_schema() and table_schema <> 'processor_sim' and table_type = 'BASE TABLE'
+      and table_name not in (select c.relname from pg_class c where c.relispartition and c.relnamespace = current_schema()::regnamespace)
     order by 1`.execute(db);
   const columns = await sql<{ table: string; name: string; not_null: boolean }>`
     select c.table_name as table, c.column_name as name, c.is_nullable = 'NO' as not_null
     from information_schema.columns c
     where c.table_schema = current_schema()`.execute(db);
-  // Primary keys, unique constraints and unique indexes alike: each is a unique index.
+  // Primary keys, unique constraints and unique indexes alike: each is a unique index. A table's
+  // partitions (idempotency_keys' hours) are the table: only its own are read.
   const uniques = await sql<{ table: string; name: string; primary: boolean; columns: string[] }>`
     select t.relname as table, x.relname as name, i.indisprimary as primary,
            array(select pg_get_indexdef(i.indexrelid, k, true) from generate_series(1, i.indnkeyatts) k order by k) as columns
@@ -36,7 +38,7 @@ async function readSchema(database: DatabaseHandle): Promise<Schema> {
     join pg_class t on t.oid = i.indrelid
     join pg_class x on x.oid = i.indexrelid
     join pg_namespace n on n.oid = t.relnamespace
-    where n.nspname = current_schema() and i.indisunique`.execute(db);
+    where n.nspname = current_schema() and i.indisunique and not t.relispartition`.execute(db);
   const foreignKeys = await sql<{ table: string; columns: string[]; target: string; target_columns: string[] }>`
     select t.relname as table, f.relname as target,
            array(select a.attname::text from unnest(c.conkey) with ordinality k(attnum, ord)

@@ -73,6 +73,6 @@ export const plannedOnce = (offset: number, limit: number): boolean => offset ==
  * long as running them). Behind a scalar subquery (an init plan) both plans assume the same
  * length and the generic one is kept after five executions; an index still serves `= any(…)`.
  */
-export function opaqueArray(values: readonly unknown[], type: 'uuid' | 'bytea' | 'date' | 'timestamptz'): RawBuilder<unknown> {
+export function opaqueArray(values: readonly unknown[], type: 'uuid' | 'bytea' | 'date' | 'timestamptz' | 'text'): RawBuilder<unknown> {
   return sql`(select ${values}::${sql.raw(type)}[])::${sql.raw(type)}[]`;
 }

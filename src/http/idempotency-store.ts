@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/client.js';
+import { opaqueArray } from '../db/prepared.js';
 import { deleteInRounds } from '../db/purge.js';
 import type { Executor } from '../db/tx.js';
 
@@ -39,46 +40,43 @@ export class KeyTaken extends Error {
 }
 
 /**
- * The SQL of the idempotency store (table idempotency_keys). A key's row is only ever
- * committed together with the effect of the request it answers (or, for an answer with no
- * effect — a 4xx — on its own), so after any crash a key has either its answer or nothing.
+ * The SQL of the idempotency store (table idempotency_keys, partitioned by hour: migrations/0041).
+ * A key's row is only ever committed together with the effect of the request it answers (or,
+ * for an answer with no effect — a 4xx — on its own), so after any crash a key has either its
+ * answer or nothing.
  *
- * A row may be written over when it expired (older than the TTL, not yet purged) or when it
- * is a committed `in_progress` claim: those were left by processes of the previous design,
- * which claimed keys in a transaction of their own; nothing commits them any more.
+ * Every writer takes the key's lock first (tribes_keys_locked) and reads the key in a snapshot
+ * taken after it: a concurrent request with the same key waits until the first one's
+ * transaction ends, then finds its answer. A key may hold several rows (one per hour it was
+ * stored in); the newest counts. A new row is written over an expired one or over a committed
+ * `in_progress` claim: those were left by processes of an earlier design, which claimed keys in
+ * a transaction of their own; nothing commits them any more.
  */
 export function createIdempotencyStore(db: Db, ttlHours: number) {
   // Keys created before this have expired (the TTL); one fragment for every statement below.
   const expiry = sql`now() - make_interval(hours => ${ttlHours}::int)`;
-  const replaceable = sql`idempotency_keys.created_at < ${expiry} or idempotency_keys.state = 'in_progress'`;
+  const locked = (scopes: string[], keys: string[]) => sql`tribes_keys_locked(${scopes}::text[], ${keys}::text[], ${ttlHours}::int)`;
+  /** The rows of these keys that hold an answer (not expired, not an old claim), after taking their locks. */
+  const held = (scopes: string[], keys: string[]) => sql`select * from ${locked(scopes, keys)} where state <> 'in_progress'`;
 
   async function rowOf(scope: string, key: string, trx: Executor = db): Promise<KeyRow | undefined> {
-    return trx
-      .selectFrom('idempotency_keys')
-      .select([
-        'request_hash',
-        'state',
-        'status_code',
-        'content_type',
-        'response_body',
-        sql<boolean>`created_at < ${expiry}`.as('expired'),
-      ])
-      .where('scope', '=', scope)
-      .where('key', '=', key)
-      .executeTakeFirst();
+    const { rows } = await sql<KeyRow>`select request_hash, state, status_code, content_type, response_body, created_at < ${expiry} as expired
+      from idempotency_keys where scope = ${scope} and key = ${key} order by created_at desc limit 1`.execute(trx);
+    return rows[0];
   }
 
   return {
     ttlHours,
     rowOf,
 
-    /** The rows of these keys, one per item (undefined: none). One statement for the whole batch. */
+    /** The rows of these keys, one per item (undefined: none). One statement for the whole batch; no lock (a read before the effect). */
     async rowsOf(items: KeyIdentity[]): Promise<Array<KeyRow | undefined>> {
       const { rows } = await sql<KeyRow & KeyIdentity>`/*prepare:idempotency_lookup*/
-        select k.scope, k.key, k.request_hash, k.state, k.status_code, k.content_type, k.response_body,
+        select distinct on (k.scope, k.key) k.scope, k.key, k.request_hash, k.state, k.status_code, k.content_type, k.response_body,
                k.created_at < ${expiry} as expired
-        from unnest(${items.map((i) => i.scope)}::text[], ${items.map((i) => i.key)}::text[]) as v(scope, key)
-        join idempotency_keys k on k.scope = v.scope and k.key = v.key`.execute(db);
+        from unnest(${opaqueArray(items.map((i) => i.scope), 'text')}, ${opaqueArray(items.map((i) => i.key), 'text')}) as v(scope, key)
+        join idempotency_keys k on k.scope = v.scope and k.key = v.key
+        order by k.scope, k.key, k.created_at desc`.execute(db);
       return items.map((i) => rows.find((r) => r.scope === i.scope && r.key === i.key));
     },
 
@@ -87,24 +85,17 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
      * waits here until this transaction ends, then finds the key taken. Throws KeyTaken.
      */
     async claim(trx: Executor, id: KeyIdentity & { hash: string }): Promise<void> {
-      const taken = await sql<{ key: string }>`
-        insert into idempotency_keys as idempotency_keys (scope, key, request_hash, state)
-        values (${id.scope}, ${id.key}, ${id.hash}, 'in_progress')
-        on conflict (scope, key) do update set request_hash = excluded.request_hash, state = 'in_progress', status_code = null,
-          content_type = null, response_body = null, created_at = now(), locked_at = now()
-        where ${replaceable}
-        returning key`.execute(trx);
-      if (!taken.rows.length) throw new KeyTaken(await rowOf(id.scope, id.key, trx));
+      const { rows } = await sql<KeyRow>`with taken as (${held([id.scope], [id.key])}),
+          claimed as (insert into idempotency_keys (scope, key, request_hash, state)
+                      select ${id.scope}, ${id.key}, ${id.hash}, 'in_progress' where not exists (select 1 from taken))
+        select request_hash, state, status_code, content_type, response_body, false as expired from taken`.execute(trx);
+      if (rows.length) throw new KeyTaken(rows[0]);
     },
 
-    /** Stores the answer of a key claimed in this same transaction. */
+    /** Stores the answer of a key claimed in this same transaction (its row was stored at the transaction's now()). */
     async record(trx: Executor, answer: AnswerRecord): Promise<void> {
-      await trx
-        .updateTable('idempotency_keys')
-        .set({ state: 'done', status_code: answer.status, content_type: answer.contentType, response_body: answer.body })
-        .where('scope', '=', answer.scope)
-        .where('key', '=', answer.key)
-        .execute();
+      await sql`update idempotency_keys set state = 'done', status_code = ${answer.status}, content_type = ${answer.contentType}, response_body = ${answer.body}
+        where scope = ${answer.scope} and key = ${answer.key} and created_at = now()`.execute(trx);
     },
 
     /**
@@ -113,23 +104,42 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
      * when another request holds the key.
      */
     async store(trx: Executor, answers: AnswerRecord[]): Promise<boolean[]> {
+      const scopes = answers.map((a) => a.scope);
+      const keys = answers.map((a) => a.key);
       const { rows } = await sql<KeyIdentity>`/*prepare:idempotency_store*/
-        insert into idempotency_keys as idempotency_keys (scope, key, request_hash, state, status_code, content_type, response_body)
-        select scope, key, request_hash, 'done', status, content_type, body
-        from unnest(${answers.map((a) => a.scope)}::text[], ${answers.map((a) => a.key)}::text[], ${answers.map((a) => a.hash)}::text[],
+        with taken as (${held(scopes, keys)})
+        insert into idempotency_keys (scope, key, request_hash, state, status_code, content_type, response_body)
+        select t.scope, t.key, t.request_hash, 'done', t.status, t.content_type, t.body
+        from unnest(${scopes}::text[], ${keys}::text[], ${answers.map((a) => a.hash)}::text[],
                     ${answers.map((a) => a.status)}::int[], ${answers.map((a) => a.contentType)}::text[], ${answers.map((a) => a.body)}::text[])
              as t(scope, key, request_hash, status, content_type, body)
-        on conflict (scope, key) do update set request_hash = excluded.request_hash, state = 'done', status_code = excluded.status_code,
-          content_type = excluded.content_type, response_body = excluded.response_body, created_at = now(), locked_at = now()
-        where ${replaceable}
+        where not exists (select 1 from taken x where x.scope = t.scope and x.key = t.key)
         returning scope, key`.execute(trx);
       return answers.map((a) => rows.some((r) => r.scope === a.scope && r.key === a.key));
     },
 
-    /** Deletes the keys older than the TTL, oldest first (index idempotency_keys_created_idx), in bounded rounds. */
-    purgeExpired: (maxRounds = 20) =>
-      deleteInRounds(db, 'idempotency_keys', sql`created_at < ${expiry}`, 'created_at', { maxRounds }),
+    /**
+     * Drops the hours whose keys have all expired, creates the next hours' partitions, and
+     * deletes the expired keys of the default partition (hours that had no partition of their
+     * own) in bounded rounds. Each DDL waits at most LOCK_WAIT for its lock, so the keyed
+     * requests queued behind it wait no longer; one not granted is left for the next run.
+     */
+    async purgeExpired(maxRounds = 20): Promise<{ partitionsDropped: number; rowsDeleted: number }> {
+      const partitionsDropped = await db.transaction().execute(async (trx) => {
+        await sql`select set_config('lock_timeout', ${LOCK_WAIT}, true)`.execute(trx);
+        const { rows } = await sql<{ dropped: number }>`select tribes_key_partitions_drop(${ttlHours}::int) as dropped,
+          tribes_key_partitions_create(tribes_key_hours(${HOURS_AHEAD}::int)) as made`.execute(trx);
+        return rows[0]!.dropped;
+      });
+      const rowsDeleted = await deleteInRounds(db, 'idempotency_keys_default', sql`created_at < ${expiry}`, 'created_at', { maxRounds });
+      return { partitionsDropped, rowsDeleted };
+    },
   };
 }
+
+/** How long the purge's partition DDL waits for the table's lock (keyed requests queue behind it meanwhile). */
+const LOCK_WAIT = '200ms';
+/** Hours whose partitions exist ahead of the current one: the purge runs every minute, so one would do; two allow for a stalled run. */
+const HOURS_AHEAD = 2;
 
 export type IdempotencyStore = ReturnType<typeof createIdempotencyStore>;

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
 import { createCombiner } from '../db/combiner.js';
-import type { Executor, StoredAnswer } from '../db/tx.js';
+import type { StoredAnswer } from '../db/tx.js';
 import type { Principal } from './auth.js';
 import { AppError } from './errors.js';
 import { createIdempotencyStore, KeyTaken, type AnswerRecord, type IdempotencyStore, type KeyIdentity, type KeyRow } from './idempotency-store.js';
@@ -42,8 +42,8 @@ export interface IdempotencyOptions {
 }
 
 
-/** Deletes the keys older than the TTL (the minute poller calls it; tests too). Returns how many. */
-export const purgeExpiredKeys = (db: Db, ttlHours: number, maxRounds = 20): Promise<number> =>
+/** Drops or deletes the keys older than the TTL and makes the next hours' partitions (the minute poller calls it; tests too). */
+export const purgeExpiredKeys = (db: Db, ttlHours: number, maxRounds = 20) =>
   createIdempotencyStore(db, ttlHours).purgeExpired(maxRounds);
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -119,8 +119,6 @@ export function sendData(request: FastifyRequest, reply: FastifyReply, data: unk
 export interface KeyedAnswer<T> extends StoredAnswer<T> {
   /** The key, for a statement that stores the answer's data itself (state 'data'; the logging statement). */
   identity: KeyIdentity & { hash: string; ttlHours: number };
-  /** The error to throw when the key was taken: its row as `trx` sees it. */
-  taken(trx: Executor): Promise<KeyTaken>;
   /** Says the answer is stored, once its transaction committed. */
   stored(): void;
   /**
@@ -185,7 +183,6 @@ export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyRe
       stored();
     },
     identity: { scope: claimed.scope, key: claimed.key, hash: claimed.hash, ttlHours: store.ttlHours },
-    taken: async (trx) => new KeyTaken(await store.rowOf(claimed.scope, claimed.key, trx)),
     stored,
     replay(row, rebuild) {
       if (row?.state !== 'data' || row.expired || row.response_body === null) throw new KeyTaken(row);
@@ -263,8 +260,8 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
     );
   });
   // Expired keys go in the background (jobs/schedule.ts); without it the table would keep every key forever.
-  // Up to 1,000,000 a run (200 rounds of 5,000, each its own short statement; it stops at the
-  // first round that finds fewer): at 2,500 keyed requests a second 150,000 keys expire a
-  // minute, more than the 100,000 a run of 20 rounds could delete, and the table would grow.
+  // An expired hour is one partition dropped; the default partition (hours stored while no run
+  // had made their partition) is emptied up to 1,000,000 rows a run (200 rounds of 5,000, each
+  // its own short statement; it stops at the first round that finds fewer).
   return { purgeExpired: () => store.purgeExpired(PURGE_ROUNDS) };
 }

@@ -69,14 +69,18 @@ describe('a workout logged with an Idempotency-Key', () => {
     expect(await logsOf(member)).toBe(0);
   });
 
-  // Another connection holds the key uncommitted while the logging statement runs; the
-  // embedded database has one connection, so this needs a server.
+  // Another connection holds the key uncommitted while the logging statement runs, as every
+  // writer of a key does (its lock first: migrations/0041); the embedded database has one
+  // connection, so this needs a server.
   it.runIf(inject('postgresUrl'))('keeps nothing of a log whose key another request stores while it runs, and still logs the others of its batch', async () => {
     const [contested, bystander] = [await mintMember(t), await mintMember(t)];
     let answers: Promise<[Awaited<ReturnType<typeof log>>, Awaited<ReturnType<typeof log>>]> | undefined;
     await t.database.db.transaction().execute(async (trx) => {
-      await sql`insert into idempotency_keys (scope, key, request_hash, state, status_code, content_type, response_body)
-        values (${`member:${contested.id}`}, 'raced', 'another request', 'done', 201, 'application/json; charset=utf-8', '{}')`.execute(trx);
+      await sql`select * from tribes_keys_locked(array[${`member:${contested.id}`}], array['raced'], 24)`.execute(trx);
+      // Stored in the hour before, as by a request that began then: another partition, which
+      // no unique index shares with the log's (migrations/0041).
+      await sql`insert into idempotency_keys (scope, key, request_hash, state, status_code, content_type, response_body, created_at)
+        values (${`member:${contested.id}`}, 'raced', 'another request', 'done', 201, 'application/json; charset=utf-8', '{}', now() - interval '1 hour')`.execute(trx);
       // Sent together: one logging statement for both, which waits for this transaction on the key.
       answers = Promise.all([log(contested, 'raced', 5), log(bystander, 'calm', 5)]);
       await new Promise((r) => setTimeout(r, 500));

@@ -14,13 +14,12 @@ import { WANTS } from '../events/outbox.js';
  * A batch is the logs that arrived together (src/db/combiner.ts): one executor start-up,
  * round trip and commit for all of them.
  *
- * Idempotency-Key (migrations/0038): a keyed log's key is looked up here (a key holding an
- * answer: nothing written, outcome `replay` with the stored row) and a written log stores
- * its answer's data under its key in this same statement, so a keyed log costs no lookup
- * before it, no transaction around it and no statement after it, and after a crash it
- * exists with its answer or not at all. When a written log's key was stored meanwhile by
- * another request (a retry racing its original across nodes), tribes_key_taken() fails the
- * whole statement: nothing of the batch is kept (logging.repo.ts answers from the key).
+ * Idempotency-Key (migrations/0038, 0041): a keyed log's key is locked and looked up here
+ * (a key holding an answer: nothing written, outcome `replay` with the stored row) and a
+ * written log stores its answer's data under its key in this same statement, so a keyed log
+ * costs no lookup before it, no transaction around it and no statement after it, and after a
+ * crash it exists with its answer or not at all. A retry racing its original (across nodes)
+ * waits on the key's lock until the original's batch commits, then replays its answer.
  *
  * Concurrency (migrations/0008): each log's write is guarded by its member's training
  * version as read in this statement's snapshot. A change of the same member's history
@@ -49,9 +48,11 @@ with logs as (
   -- A key holding an answer (a retry of an answered request): the log is not written, the
   -- answer is replayed. Expired keys and claims of the old design count as none
   -- (http/idempotency-store.ts).
+  -- The keys' locks are taken here, before any row of the batch is written, and held to the
+  -- commit: a request with one of these keys waits for this batch (migrations/0041).
   select l.n, k.request_hash, k.state, k.status_code, k.content_type, k.response_body
-  from logs l join idempotency_keys k on k.scope = l.scope and k.key = l.key
-  where k.key = any($16::text[]) and k.created_at >= now() - make_interval(hours => $18::int) and k.state <> 'in_progress'
+  from logs l join tribes_keys_locked($15::text[], $16::text[], $18::int) k on k.scope = l.scope and k.key = l.key
+  where k.state <> 'in_progress'
 ), input as (
   select t.n, t.position, t.exercise_id, t.reps, t.load_kg, t.is_warmup, t.rpe, round(t.load_kg * 100)::bigint as load_cents
   from unnest($8::int[], $9::int[], $10::uuid[], $11::int[], $12::numeric[], $13::boolean[], $14::numeric[])
@@ -179,23 +180,16 @@ with logs as (
           from moved m where m.n = l.n and m.previous_value is not null and w.n is not null) as prs
   from logs l left join written w on w.n = l.n
 ), stored as (
-  -- A written keyed log's answer: the data the route rebuilds it from (state 'data'), in key
-  -- order like every writer of keys. Replaces only what the other writers replace.
-  insert into idempotency_keys as k (scope, key, request_hash, state, status_code, content_type, response_body)
+  -- A written keyed log's answer: the data the route rebuilds it from (state 'data'), under
+  -- the key locked in known, which held no answer.
+  insert into idempotency_keys (scope, key, request_hash, state, status_code, content_type, response_body)
   select l.scope, l.key, l.hash, 'data', 201, 'application/json; charset=utf-8',
          json_build_object('id', l.id, 'created_at', ${ISO('l.created_at')}, 'visible', f.visible, 'workout', f.workout,
                            'community', f.community, 'prs', f.prs)::text
   from written w join logs l on l.n = w.n join found f on f.n = w.n
   where l.key is not null
-  order by l.scope, l.key
-  on conflict (scope, key) do update set request_hash = excluded.request_hash, state = excluded.state, status_code = excluded.status_code,
-    content_type = excluded.content_type, response_body = excluded.response_body, created_at = now(), locked_at = now()
-  where k.created_at < now() - make_interval(hours => $18::int) or k.state = 'in_progress'
-  returning k.scope, k.key
 )
 select case when k.n is not null then 'replay'
-            when w.n is not null and l.key is not null and not exists (select 1 from stored x where x.scope = l.scope and x.key = l.key)
-              then tribes_key_taken()
             when w.n is not null then 'written'
             when g.n is not null then 'conflict'
             when s.later then 'later'

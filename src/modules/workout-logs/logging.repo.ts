@@ -86,9 +86,6 @@ export interface LogItem {
   keyed?: KeyedAnswer<unknown>;
 }
 
-/** SQLSTATE of tribes_key_taken() (migrations/0038). */
-const KEY_TAKEN = 'TK001';
-
 export function createLoggingRepo(db: Kysely<Database>, { maxInFlight = 2, maxBatch = 32, onBatch }: LoggingOptions = {}) {
   const repo = {
     /**
@@ -98,42 +95,34 @@ export function createLoggingRepo(db: Kysely<Database>, { maxInFlight = 2, maxBa
      * after it, and the member's history did not move since the statement's snapshot; a
      * keyed log, unless its key holds an answer (then `replay`), with its answer stored.
      * One statement for all: items must be of distinct members (the combiner sees to it).
-     * When a written log's key was taken meanwhile the statement fails: a batch of one then
-     * throws KeyTaken with the key's row; a bigger one is split by the combiner.
+     * A key another request is storing meanwhile is waited for (its lock), then replayed.
      */
     async logBatch(items: LogItem[], trx: Executor = db): Promise<LogStatementResult[]> {
       const logs = items.map((i) => i.log);
       const sets = logs.flatMap((l, n) => l.sets.map((s) => ({ ...s, n: n + 1 })));
       const keys = items.map((i) => i.keyed?.identity);
-      let rows: Array<Record<string, unknown>>;
-      try {
-        ({ rows } = await trx.executeQuery<Record<string, unknown>>(
-          CompiledQuery.raw(LOG_BATCH, [
-            logs.map((l) => l.id),
-            logs.map((l) => l.member_id),
-            logs.map((l) => l.workout_id),
-            logs.map((l) => l.community_id),
-            logs.map((l) => l.performed_at),
-            logs.map((l) => l.created_at),
-            items.map((i) => i.valid),
-            sets.map((s) => s.n),
-            sets.map((s) => s.position),
-            sets.map((s) => s.exerciseId),
-            sets.map((s) => s.reps),
-            sets.map((s) => s.loadKg),
-            sets.map((s) => s.isWarmup),
-            sets.map((s) => s.rpe),
-            keys.map((k) => k?.scope ?? null),
-            keys.map((k) => k?.key ?? null),
-            keys.map((k) => k?.hash ?? null),
-            keys.find((k) => k)?.ttlHours ?? 24,
-          ]),
-        ));
-      } catch (err) {
-        const keyed = items[0]!.keyed;
-        if ((err as { code?: unknown }).code === KEY_TAKEN && items.length === 1 && keyed) throw await keyed.taken(trx);
-        throw err;
-      }
+      const { rows } = await trx.executeQuery<Record<string, unknown>>(
+        CompiledQuery.raw(LOG_BATCH, [
+          logs.map((l) => l.id),
+          logs.map((l) => l.member_id),
+          logs.map((l) => l.workout_id),
+          logs.map((l) => l.community_id),
+          logs.map((l) => l.performed_at),
+          logs.map((l) => l.created_at),
+          items.map((i) => i.valid),
+          sets.map((s) => s.n),
+          sets.map((s) => s.position),
+          sets.map((s) => s.exerciseId),
+          sets.map((s) => s.reps),
+          sets.map((s) => s.loadKg),
+          sets.map((s) => s.isWarmup),
+          sets.map((s) => s.rpe),
+          keys.map((k) => k?.scope ?? null),
+          keys.map((k) => k?.key ?? null),
+          keys.map((k) => k?.hash ?? null),
+          keys.find((k) => k)?.ttlHours ?? 24,
+        ]),
+      );
       const results = rows.map((row, n): LogStatementResult => {
         const outcome = row.outcome as LogOutcome;
         if (outcome === 'replay') {
