@@ -102,7 +102,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {
     names: ['IDEMPOTENCY_PURGE_INTERVAL_MS'],
     default: '`60000`',
-    meaning: 'how often a node that runs jobs deletes the answers of expired `Idempotency-Key`s, up to 1,000,000 a run (0 = never)',
+    meaning: "how often a node that runs jobs drops the days of expired `Idempotency-Key`s (a partition each) and makes the next day's partition; keys of a day that had none are deleted, up to 1,000,000 a run (0 = never)",
   },
   {
     names: ['WEBHOOK_MAX_ATTEMPTS'],

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newId } from '../src/db/ids.js';
@@ -143,7 +143,7 @@ describe('Idempotency-Key', () => {
     expect(res.statusCode).toBe(409); // executed again: the slug is now taken by the first run
     expect(json(res).error.code).toBe('slug_taken');
     expect(res.headers['idempotent-replayed']).toBeUndefined();
-    // The key now has two rows (one per hour it was stored in, until the purge): the newest counts.
+    // The key now has two rows (the expired one stays until its day's partition is dropped): the newest counts.
     const again = await create(creator, 'old-key', body);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toBe(res.body);
@@ -196,35 +196,39 @@ describe('answers that carry a secret', () => {
 });
 
 describe('expired Idempotency-Keys', () => {
-  it('are purged in the background once older than the TTL, and fresh ones are kept', async () => {
+  it('are deleted in the background once older than the TTL where their day had no partition of its own, and fresh ones are kept', async () => {
     const creator = await createCreator(t);
     const scope = `creator:${creator.id}`;
+    // Days long before any partition was made (migrations/0041): the default partition. A TTL of
+    // ten days keeps the nine-day-old key fresh.
     await sql`insert into idempotency_keys (scope, key, request_hash, state, created_at)
-      values (${scope}, 'old', 'h', 'done', now() - interval '25 hours'), (${scope}, 'fresh', 'h', 'done', now() - interval '23 hours')`.execute(t.database.db);
+      values (${scope}, 'old', 'h', 'done', now() - interval '11 days'), (${scope}, 'fresh', 'h', 'done', now() - interval '9 days')`.execute(t.database.db);
+    const where = await sql<{ partition: string }>`select tableoid::regclass::text as partition from idempotency_keys where scope = ${scope}`.execute(t.database.db);
+    expect(where.rows.map((r) => r.partition)).toEqual(['idempotency_keys_default', 'idempotency_keys_default']);
     // The end state only: another app's minute poller may purge the old key first.
-    await purgeExpiredKeys(t.database.db, 24);
+    await purgeExpiredKeys(t.database.db, 240);
     const left = await t.database.db.selectFrom('idempotency_keys').select('key').where('scope', '=', scope).execute();
     expect(left.map((r) => r.key)).toEqual(['fresh']);
   });
 
-  it('are dropped an hour at a time once the whole hour has expired, and the coming hours get partitions of their own', async () => {
+  it('are dropped a day at a time once the whole day has expired, and the coming day gets its partition', async () => {
     const creator = await createCreator(t);
     const scope = `creator:${creator.id}`;
-    // An hour two days ago with a partition of its own, as the poller made it then.
-    const hourOf = (ago: string) => sql<Date>`date_trunc('hour', (now() - ${ago}::interval) at time zone 'UTC') at time zone 'UTC'`;
-    await sql`select tribes_key_partitions_create(array[${hourOf('2 days')}])`.execute(t.database.db);
-    const partition = async (ago: string) =>
-      (await sql<{ name: string | null }>`select to_regclass(tribes_key_partition(${hourOf(ago)}))::text as name`.execute(t.database.db)).rows[0]!.name;
-    const old = await partition('2 days');
+    // A day three days ago with a partition of its own, as the poller made it then.
+    const start = sql<Date>`tribes_key_partition_start(now() - interval '3 days')`;
+    await sql`select tribes_key_partitions_create(array[${start}])`.execute(t.database.db);
+    const partition = async (of: RawBuilder<Date>) =>
+      (await sql<{ name: string | null }>`select to_regclass(tribes_key_partition(${of}))::text as name`.execute(t.database.db)).rows[0]!.name;
+    const old = await partition(start);
     expect(old).not.toBeNull();
     await sql`insert into idempotency_keys (scope, key, request_hash, state, created_at)
-      values (${scope}, 'two-days', 'h', 'done', ${hourOf('2 days')} + interval '30 minutes'), (${scope}, 'now', 'h', 'done', now())`.execute(t.database.db);
+      values (${scope}, 'three-days', 'h', 'done', ${start} + interval '1 hour'), (${scope}, 'now', 'h', 'done', now())`.execute(t.database.db);
     const counted = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(old!)} where scope = ${scope}`.execute(t.database.db);
     expect(counted.rows[0]!.n).toBe(1);
 
     await purgeExpiredKeys(t.database.db, 24);
-    expect(await partition('2 days')).toBeNull();
-    for (const ahead of ['0 hours', '-1 hour', '-2 hours']) expect(await partition(ahead)).not.toBeNull();
+    expect(await partition(start)).toBeNull();
+    for (const ahead of [0, 1]) expect(await partition(sql<Date>`(tribes_key_starts(1))[${sql.lit(ahead + 1)}]`)).not.toBeNull();
     const left = await t.database.db.selectFrom('idempotency_keys').select('key').where('scope', '=', scope).execute();
     expect(left.map((r) => r.key)).toEqual(['now']);
   });

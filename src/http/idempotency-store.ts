@@ -40,14 +40,14 @@ export class KeyTaken extends Error {
 }
 
 /**
- * The SQL of the idempotency store (table idempotency_keys, partitioned by hour: migrations/0041).
+ * The SQL of the idempotency store (table idempotency_keys, partitioned by day: migrations/0041).
  * A key's row is only ever committed together with the effect of the request it answers (or,
  * for an answer with no effect — a 4xx — on its own), so after any crash a key has either its
  * answer or nothing.
  *
  * Every writer takes the key's lock first (tribes_keys_locked) and reads the key in a snapshot
  * taken after it: a concurrent request with the same key waits until the first one's
- * transaction ends, then finds its answer. A key may hold several rows (one per hour it was
+ * transaction ends, then finds its answer. A key may hold several rows (one per day it was
  * stored in); the newest counts. A new row is written over an expired one or over a committed
  * `in_progress` claim: those were left by processes of an earlier design, which claimed keys in
  * a transaction of their own; nothing commits them any more.
@@ -119,16 +119,16 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
     },
 
     /**
-     * Drops the hours whose keys have all expired, creates the next hours' partitions, and
-     * deletes the expired keys of the default partition (hours that had no partition of their
-     * own) in bounded rounds. Each DDL waits at most LOCK_WAIT for its lock, so the keyed
+     * Drops the partitions whose keys have all expired, creates the next one, and deletes the
+     * expired keys of the default partition (days that had no partition of their own) in
+     * bounded rounds. Each DDL waits at most LOCK_WAIT for its lock, so the keyed
      * requests queued behind it wait no longer; one not granted is left for the next run.
      */
     async purgeExpired(maxRounds = 20): Promise<{ partitionsDropped: number; rowsDeleted: number }> {
       const partitionsDropped = await db.transaction().execute(async (trx) => {
         await sql`select set_config('lock_timeout', ${LOCK_WAIT}, true)`.execute(trx);
         const { rows } = await sql<{ dropped: number }>`select tribes_key_partitions_drop(${ttlHours}::int) as dropped,
-          tribes_key_partitions_create(tribes_key_hours(${HOURS_AHEAD}::int)) as made`.execute(trx);
+          tribes_key_partitions_create(tribes_key_starts(${PARTITIONS_AHEAD}::int)) as made`.execute(trx);
         return rows[0]!.dropped;
       });
       const rowsDeleted = await deleteInRounds(db, 'idempotency_keys_default', sql`created_at < ${expiry}`, 'created_at', { maxRounds });
@@ -139,7 +139,7 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
 
 /** How long the purge's partition DDL waits for the table's lock (keyed requests queue behind it meanwhile). */
 const LOCK_WAIT = '200ms';
-/** Hours whose partitions exist ahead of the current one: the purge runs every minute, so one would do; two allow for a stalled run. */
-const HOURS_AHEAD = 2;
+/** Partitions (days) made ahead of the current one; the purge runs every minute. */
+const PARTITIONS_AHEAD = 1;
 
 export type IdempotencyStore = ReturnType<typeof createIdempotencyStore>;

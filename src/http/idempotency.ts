@@ -42,7 +42,7 @@ export interface IdempotencyOptions {
 }
 
 
-/** Drops or deletes the keys older than the TTL and makes the next hours' partitions (the minute poller calls it; tests too). */
+/** Drops or deletes the keys older than the TTL and makes the next day's partition (the minute poller calls it; tests too). */
 export const purgeExpiredKeys = (db: Db, ttlHours: number, maxRounds = 20) =>
   createIdempotencyStore(db, ttlHours).purgeExpired(maxRounds);
 
@@ -260,7 +260,7 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
     );
   });
   // Expired keys go in the background (jobs/schedule.ts); without it the table would keep every key forever.
-  // An expired hour is one partition dropped; the default partition (hours stored while no run
+  // An expired day is one partition dropped; the default partition (days stored while no run
   // had made their partition) is emptied up to 1,000,000 rows a run (200 rounds of 5,000, each
   // its own short statement; it stops at the first round that finds fewer).
   return { purgeExpired: () => store.purgeExpired(PURGE_ROUNDS) };

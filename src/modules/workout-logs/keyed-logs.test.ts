@@ -77,10 +77,10 @@ describe('a workout logged with an Idempotency-Key', () => {
     let answers: Promise<[Awaited<ReturnType<typeof log>>, Awaited<ReturnType<typeof log>>]> | undefined;
     await t.database.db.transaction().execute(async (trx) => {
       await sql`select * from tribes_keys_locked(array[${`member:${contested.id}`}], array['raced'], 24)`.execute(trx);
-      // Stored in the hour before, as by a request that began then: another partition, which
-      // no unique index shares with the log's (migrations/0041).
+      // Stored just before midnight (UTC), as by a request that began then: another partition,
+      // which no unique index shares with the log's (migrations/0041), and within the TTL.
       await sql`insert into idempotency_keys (scope, key, request_hash, state, status_code, content_type, response_body, created_at)
-        values (${`member:${contested.id}`}, 'raced', 'another request', 'done', 201, 'application/json; charset=utf-8', '{}', now() - interval '1 hour')`.execute(trx);
+        values (${`member:${contested.id}`}, 'raced', 'another request', 'done', 201, 'application/json; charset=utf-8', '{}', tribes_key_partition_start(now()) - interval '1 millisecond')`.execute(trx);
       // Sent together: one logging statement for both, which waits for this transaction on the key.
       answers = Promise.all([log(contested, 'raced', 5), log(bystander, 'calm', 5)]);
       await new Promise((r) => setTimeout(r, 500));

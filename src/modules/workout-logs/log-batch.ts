@@ -51,7 +51,9 @@ with logs as (
   -- The keys' locks are taken here, before any row of the batch is written, and held to the
   -- commit: a request with one of these keys waits for this batch (migrations/0041).
   select l.n, k.request_hash, k.state, k.status_code, k.content_type, k.response_body
-  from logs l join tribes_keys_locked($15::text[], $16::text[], $18::int) k on k.scope = l.scope and k.key = l.key
+  -- A batch with no key does not call it at all (a one-time filter).
+  from logs l join (select * from tribes_keys_locked($15::text[], $16::text[], $18::int)
+                    where exists (select 1 from unnest($16::text[]) as u(key) where u.key is not null)) k on k.scope = l.scope and k.key = l.key
   where k.state <> 'in_progress'
 ), input as (
   select t.n, t.position, t.exercise_id, t.reps, t.load_kg, t.is_warmup, t.rpe, round(t.load_kg * 100)::bigint as load_cents
