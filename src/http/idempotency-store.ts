@@ -47,10 +47,10 @@ export class KeyTaken extends Error {
  *
  * Every writer takes the key's lock first (tribes_keys_locked) and reads the key in a snapshot
  * taken after it: a concurrent request with the same key waits until the first one's
- * transaction ends, then finds its answer. A key may hold several rows (one per day it was
- * stored in); the newest counts. A new row is written over an expired one or over a committed
- * `in_progress` claim: those were left by processes of an earlier design, which claimed keys in
- * a transaction of their own; nothing commits them any more.
+ * transaction ends, then finds its answer. A key whose rows are all expired, or only a
+ * committed `in_progress` claim (left by processes of an earlier design, which claimed keys in a
+ * transaction of their own; nothing commits them any more), is stored again beside them: a key
+ * may hold several rows until their day is dropped, and the newest counts.
  */
 export function createIdempotencyStore(db: Db, ttlHours: number) {
   // Keys created before this have expired (the TTL); one fragment for every statement below.
