@@ -192,7 +192,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps, 
   const engagement = createEngagementRepo(db);
   const posts = createPostsService({ db, posts: postsRepo, engagement, communities: communitiesRepo, now });
   const views = createViewRecorder(db, { onBatch: app.batchSizeMetric('post_view') });
-  const memberPosts = createMemberPostsService({ db, posts: postsRepo, engagement, activity: createActivityRepo(), views, now });
+  const memberPosts = createMemberPostsService({ db, posts: postsRepo, engagement, activity: createActivityRepo(), views, now, onReadBatch: app.batchSizeMetric('member_post') });
   const history = createMetricsHistory({ db, now });
   const aggregates = createMetricsAggregates({ now });
   app.decorate('metricsCounters', aggregates);

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { createCombiner } from '../../db/combiner.js';
 import { newId } from '../../db/ids.js';
 import { inTransaction, iso, type Executor, type StoredAnswer } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
@@ -20,6 +21,8 @@ export interface MemberPostsDeps {
   activity: ActivityRepo;
   views: ViewRecorder;
   now: () => Date;
+  /** Told the size of each batch of post reads (metrics). */
+  onReadBatch?: (size: number) => void;
 }
 
 const communityAccess = (a: AccessRow) =>
@@ -45,13 +48,18 @@ export const presentMemberComment = (c: CommentRow, memberId: string) => ({
  * The member app's feed. What a member is shown of a post is decided by the paywall
  * (paywall.ts) on every path; engagement needs the post readable in full (requireFull).
  */
-export function createMemberPostsService({ db, posts, engagement, activity, views, now }: MemberPostsDeps) {
+export function createMemberPostsService({ db, posts, engagement, activity, views, now, onReadBatch }: MemberPostsDeps) {
   /** The post if the member may see it at all (its community's feed is open to them), else 404: a private community's posts are not revealed. */
-  async function visible(memberId: string, id: string, trx: Executor = db): Promise<MemberPostRow> {
-    const row = await posts.findForMember(memberId, id, trx);
+  const seen = (row: MemberPostRow | undefined): MemberPostRow => {
     if (!row || !mayRead(row)) throw notFound('Post');
     return row;
-  }
+  };
+  const visible = async (memberId: string, id: string, trx: Executor = db) => seen(await posts.findForMember(memberId, id, trx));
+
+  // Opened posts that arrive together are read by one statement (db/combiner.ts), as their
+  // members' tokens before and their views after: a read was the one statement of its own left
+  // on that path.
+  const reads = createCombiner({ run: (items: Array<{ memberId: string; id: string }>) => posts.findForMembers(items), maxBatch: 64, maxInFlight: 2, onBatch: onReadBatch });
 
   /**
    * The post, locked for an engagement write (its count row), if the member takes part in
@@ -92,7 +100,7 @@ export function createMemberPostsService({ db, posts, engagement, activity, view
 
     /** One post as the paywall lets the member see it; opening it counts a view (once per UTC day) and is activity. */
     async get(memberId: string, id: string) {
-      const post = await visible(memberId, id);
+      const post = seen(await reads.submit({ memberId, id }));
       const counted = await views.record({ postId: id, memberId, creatorId: post.creator_id, at: now() });
       return shown(post, counted ? { views_count: Number(post.views_count) + 1 } : {});
     },

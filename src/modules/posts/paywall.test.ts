@@ -161,6 +161,36 @@ describe('who reads a post in full, on the feed and on the post page alike', () 
     expect((await feedOf(t, member)).data.map((p) => p.id)).toEqual([ownPost.id]);
   });
 
+  it('answers posts opened together from one read, each as its own member may see it: in full, locked, or not at all', async () => {
+    const creator = await createCreator(t);
+    const secret = await tiered(creator, [['Inner', 1000, 'monthly']], { is_public: false });
+    const open = await tiered(creator, [['Basic', 1000, 'monthly'], ['Pro', 2000, 'monthly']]);
+    const basic = await subscribedMember(t, creator, { communityId: open.communityId, tierId: open.tiers.Basic! });
+    const pro = await subscribedMember(t, creator, { communityId: open.communityId, tierId: open.tiers.Pro! });
+    const proPost = await createPost(t, creator, { community_id: open.communityId, tier_min_id: open.tiers.Pro });
+    const hidden = await createPost(t, creator, { community_id: secret.communityId });
+    const batches = async () => {
+      const body = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const read = (name: string) => Number(new RegExp(`db_batch_size_${name}\\{statement="member_post"\\} (\\d+)`).exec(body)?.[1] ?? 0);
+      return { reads: read('sum'), statements: read('count') };
+    };
+    const before = await batches();
+    const [full, locked, missing, unknown] = await Promise.all([
+      asMember(t, pro, 'GET', `/posts/${proPost.id}`),
+      asMember(t, basic, 'GET', `/posts/${proPost.id}`),
+      asMember(t, basic, 'GET', `/posts/${hidden.id}`),
+      asMember(t, pro, 'GET', '/posts/0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b'),
+    ]);
+    expect([full.statusCode, locked.statusCode, missing.statusCode, unknown.statusCode]).toEqual([200, 200, 404, 404]);
+    expect(json(full).data).toMatchObject({ id: proPost.id, locked: false, content: proPost.content });
+    expect(json(locked).data).toMatchObject({ id: proPost.id, locked: true, upgrade_tier_id: open.tiers.Pro });
+    expect(json(locked).data.content).toBeUndefined();
+    const after = await batches();
+    expect(after.reads - before.reads).toBe(4);
+    // Their tokens were looked up together, so their posts are asked for in the same tick.
+    expect(after.statements - before.statements).toBeLessThan(4);
+  });
+
   it('locks a post the member read in full as soon as the creator raises its minimum tier above theirs', async () => {
     const creator = await createCreator(t);
     const { communityId, tiers } = await tiered(creator, [['Basic', 1000, 'monthly'], ['Pro', 2000, 'monthly'], ['Elite', 3000, 'monthly']]);

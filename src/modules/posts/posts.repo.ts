@@ -55,12 +55,12 @@ const POST_COLUMNS = sql`p.id, p.creator_id, p.community_id, p.content, p.conten
   p.pinned, p.poll_question, p.poll_options, p.poll_multiple, p.poll_closes_at, p.created_at, p.updated_at, p.deleted_at,
   pc.kudos_count, pc.comments_count, pc.views_count, pc.poll_votes, pc.poll_voters`;
 
-/** A member's own engagement with post `p`: their kudos and poll choices. */
-const own = (memberId: string) => sql`exists (select 1 from post_kudos k where k.post_id = p.id and k.member_id = ${memberId}) as kudoed,
+/** A member's own engagement with post `p`: their kudos and poll choices (`memberId`: a value, or a column). */
+const own = (memberId: unknown) => sql`exists (select 1 from post_kudos k where k.post_id = p.id and k.member_id = ${memberId}) as kudoed,
   array(select v.option::int from poll_votes v where v.post_id = p.id and v.member_id = ${memberId} order by v.option) as my_votes`;
 
-/** The columns of AccessRow for community `c` (but its ids, which a post row carries too). */
-const accessColumns = (memberId: string) => sql`(c.is_public and c.status = 'active') as open,
+/** The columns of AccessRow for community `c` (but its ids, which a post row carries too); `memberId` a value, or a column. */
+const accessColumns = (memberId: unknown) => sql`(c.is_public and c.status = 'active') as open,
   exists (select 1 from subscriptions s where s.member_id = ${memberId} and s.community_id = c.id) as subscribed,
   array(select s.tier_id from subscriptions s where s.member_id = ${memberId} and s.community_id = c.id and s.status in (${LIVE})) as live_tier_ids,
   coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'price_cents', t.price_cents, 'billing_period', t.billing_period,
@@ -219,6 +219,21 @@ export function createPostsRepo(db: Db) {
           where p.id = ${i} and p.deleted_at is null`,
       );
       return rows[0];
+    },
+
+    /**
+     * findForMember for the reads that arrive together (member-posts.service.ts combines
+     * them): one statement, one answer per item in order (undefined: no such post).
+     */
+    async findForMembers(items: ReadonlyArray<{ memberId: string; id: string }>, trx: Executor = db): Promise<Array<MemberPostRow | undefined>> {
+      const rows = await memberReads.rows(trx, 'posts', [items.map((r) => r.memberId), items.map((r) => r.id)], (m, i) =>
+        sql<MemberPostRow & { n: number }>`select q.n::int as n, ${POST_COLUMNS}, ${own(sql.ref('q.member_id'))}, ${accessColumns(sql.ref('q.member_id'))}
+          from unnest(${opaqueArray(m, 'uuid')}, ${opaqueArray(i, 'uuid')}) with ordinality as q(member_id, post_id, n)
+          join posts p on p.id = q.post_id join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
+          where p.deleted_at is null`,
+      );
+      const byPlace = new Map(rows.map(({ n, ...row }) => [n, row as MemberPostRow]));
+      return items.map((_, place) => byPlace.get(place + 1));
     },
   };
 }
