@@ -69,7 +69,7 @@ describe.runIf(postgresUrl)('prepared page statements on PostgreSQL', () => {
   it('plans the member token lookup, the feed\'s first page, a batch of opened posts and of their views once per connection, though they take lists', async () => {
     const place = await placeIn(t, creator, 'Reader');
     await createPost(t, creator, { community_id: place.communityId, content: 'The newest post' });
-    const [member] = await crowd(t, creator, place, 1);
+    const [member, other] = await crowd(t, creator, place, 2);
     // Sizes the statistics show: a token per member, 5,000 older posts, 1,000 other communities.
     const db = t.database.db;
     await sql`insert into member_tokens (id, member_id, token_hash, expires_at)
@@ -87,8 +87,12 @@ describe.runIf(postgresUrl)('prepared page statements on PostgreSQL', () => {
       expect(page.data.map((p) => p.content).slice(0, 2)).toEqual(['The newest post', 'Older']);
       newest = page.data[0]!.id as string;
     }
-    // A post opened ten times: ten batches of one read (member_posts) and of one view (post_views), each a statement.
-    for (let i = 0; i < 10; i++) expect((await readPost(t, member!, newest)).content).toBe('The newest post');
+    // A post opened ten times by two members at once: each time one batch of their two tokens,
+    // one of their two reads (member_posts) and one of their two views (post_views).
+    for (let i = 0; i < 10; i++) {
+      const both = await Promise.all([readPost(t, member!, newest), readPost(t, other!, newest)]);
+      expect(both.map((p) => p.content)).toEqual(['The newest post', 'The newest post']);
+    }
     const { rows } = await sql<{ name: string; generic_plans: number; custom_plans: number }>`
       select name, generic_plans::int, custom_plans::int from pg_prepared_statements
       where name similar to '(member_tokens_active|feed_access|member_feed|member_posts|post_views)%' order by name`.execute(t.database.db);
