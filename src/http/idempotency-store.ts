@@ -59,15 +59,8 @@ export function createIdempotencyStore(db: Db, ttlHours: number) {
   /** The rows of these keys that hold an answer (not expired, not an old claim), after taking their locks. */
   const held = (scopes: string[], keys: string[]) => sql`select * from ${locked(scopes, keys)} where state <> 'in_progress'`;
 
-  async function rowOf(scope: string, key: string, trx: Executor = db): Promise<KeyRow | undefined> {
-    const { rows } = await sql<KeyRow>`select request_hash, state, status_code, content_type, response_body, created_at < ${expiry} as expired
-      from idempotency_keys where scope = ${scope} and key = ${key} order by created_at desc limit 1`.execute(trx);
-    return rows[0];
-  }
-
   return {
     ttlHours,
-    rowOf,
 
     /** The rows of these keys, one per item (undefined: none). One statement for the whole batch; no lock (a read before the effect). */
     async rowsOf(items: KeyIdentity[]): Promise<Array<KeyRow | undefined>> {

@@ -59,7 +59,8 @@ describe.skipIf(browserSkipReason !== undefined)(`the feed and money screens${br
     await dialog.getByRole('button', { name: 'Delete comment' }).click();
     await comment.waitFor({ state: 'detached' });
     expect((await apiGet(w, `/api/v1/posts/${post.id}`)).data.comments_count).toBe(0);
-    expect(await row.getByTestId('post-comments').textContent()).toBe('0 comments');
+    // The count comes from the post list's reload, which lands after the comment leaves its list.
+    await expect.poll(() => row.getByTestId('post-comments').textContent(), { timeout: 10_000, interval: 100 }).toBe('0 comments');
     await context.close();
   });
 
