@@ -114,6 +114,9 @@ function actorOf(principal: Principal | null | undefined) {
 const isLogger = (l: AppDeps['logger']): l is FastifyBaseLogger => typeof l === 'object' && l !== null && 'child' in l;
 
 /** The composition root: the HTTP conventions (src/http/), then every feature (src/features.ts). */
+/** Answers longer than this (UTF-16 units) are encoded to bytes once, in the onSend hook below. */
+const LARGE_ANSWER_CHARS = 4_096;
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const db = database.db;
@@ -158,6 +161,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
+    // A long answer (a feed or member page) goes out as bytes encoded once here. As the string the
+    // serializer built piece by piece, it was flattened and measured for Content-Length, then
+    // encoded again by the socket's write: a feed page of 111 KB cost the server 3.0–4.0 ms as a
+    // string and 2.1–2.5 as bytes (docs/benchmarks.md). GET only: a POST's answer may still be
+    // stored as text by the idempotency hook after this one.
+    if (typeof payload === 'string' && payload.length > LARGE_ANSWER_CHARS && request.method === 'GET') return done(null, Buffer.from(payload));
     done(null, payload);
   });
 

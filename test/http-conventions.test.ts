@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createCreator, json, type TestApp, type TestCreator } from './helpers.js';
+import { buildTestApp, createCommunity, createCreator, json, type TestApp, type TestCreator } from './helpers.js';
 
 let t: TestApp;
 let creator: TestCreator;
@@ -82,6 +82,20 @@ describe('HTTP conventions', () => {
     for (const res of [await post('{'), await t.app.inject({ method: 'GET', url: '/nope' }), await t.app.inject({ method: 'GET', url: '/api/v1/communities' })]) {
       expect(res.headers['x-request-id']).toBeTruthy();
     }
+  });
+
+  it('sends a long answer whole, its Content-Length counting bytes (accents and emoji take several)', async () => {
+    const own = await createCreator(t);
+    const description = 'Treino de força 💪 com calma, técnica e constância. '.repeat(30);
+    for (let i = 0; i < 4; i++) await createCommunity(t, own, { name: `Força ${i} 🏋️`, description });
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/communities?limit=10', headers: own.headers });
+    expect(res.statusCode).toBe(200);
+    // Past the size sent as bytes (app.ts), with characters the UTF-16 length undercounts.
+    expect(res.body.length).toBeGreaterThan(4_096);
+    expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+    expect(json(res).data.map((c: { description: string }) => c.description)).toEqual(Array(4).fill(description));
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
   });
 
   it('answers an unknown route with 404 in the error envelope', async () => {
