@@ -90,7 +90,6 @@ import { createMemberPostsService } from './modules/posts/member-posts.service.j
 import { postsRoutes } from './modules/posts/posts.routes.js';
 import { createPostsRepo } from './modules/posts/posts.repo.js';
 import { createPostsService } from './modules/posts/posts.service.js';
-import { createViewRecorder } from './modules/posts/views.js';
 import { createMetricsRepo } from './modules/metrics/metrics.repo.js';
 import { createMemberSubscriptionsRepo } from './modules/member-subscriptions/member-subscriptions.repo.js';
 import { memberSubscriptionsRoutes } from './modules/member-subscriptions/member-subscriptions.routes.js';
@@ -191,8 +190,7 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps, 
   const postsRepo = createPostsRepo(db);
   const engagement = createEngagementRepo(db);
   const posts = createPostsService({ db, posts: postsRepo, engagement, communities: communitiesRepo, now });
-  const views = createViewRecorder(db, { onBatch: app.batchSizeMetric('post_view') });
-  const memberPosts = createMemberPostsService({ db, posts: postsRepo, engagement, activity: createActivityRepo(), views, now, onReadBatch: app.batchSizeMetric('member_post') });
+  const memberPosts = createMemberPostsService({ db, posts: postsRepo, engagement, activity: createActivityRepo(), now, onReadBatch: app.batchSizeMetric('member_post') });
   const history = createMetricsHistory({ db, now });
   const aggregates = createMetricsAggregates({ now });
   app.decorate('metricsCounters', aggregates);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createCreator, json, type TestApp, type TestCreator } from '../../../test/helpers.js';
+import { buildTestApp, createCreator, createMember, createTier, json, type TestApp, type TestCreator } from '../../../test/helpers.js';
 import { DAY_MS, getMemberRecord, placeIn, type Place } from '../../../test/members-kit.js';
 import { asMember, createPost, creatorPost, crowd, readPost } from '../../../test/posts-kit.js';
 
@@ -78,6 +78,38 @@ describe('views', () => {
     clock = new Date(clock.getTime() + DAY_MS);
     const again = await readPost(t, members[0]!, post.id);
     expect(again.views_count).toBe(51);
+  });
+});
+
+describe('views of posts opened together', () => {
+  it('count where the member may see the post, locked or not, and never where the answer is 404', async () => {
+    const creator = await createCreator(t);
+    const { place, members } = await community(creator, 1);
+    const [member] = members;
+    const stranger = await createMember(t);
+    const open = await createPost(t, creator, { community_id: place.communityId });
+    const locked = await createPost(t, creator, { community_id: place.communityId, tier_min_id: (await createTier(t, creator, place.communityId, { name: 'Gold', price_cents: 9900 })).id });
+    // Private: its posts are not revealed to someone who never subscribed.
+    const hidden = await placeIn(t, creator, 'Inner');
+    const patched = await t.app.inject({ method: 'PATCH', url: `/api/v1/communities/${hidden.communityId}`, headers: creator.headers, payload: { is_public: false } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const secret = await createPost(t, creator, { community_id: hidden.communityId });
+    const answers = await Promise.all([
+      asMember(t, member!, 'GET', `/posts/${open.id}`),
+      asMember(t, stranger, 'GET', `/posts/${open.id}`),
+      asMember(t, stranger, 'GET', `/posts/${secret.id}`),
+      asMember(t, stranger, 'GET', `/posts/${locked.id}`),
+    ]);
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 404, 200]);
+    expect(json(answers[3]!).data.locked).toBe(true);
+    // Each reader's answer counts their own view (a prospect of a public community is counted too).
+    expect(json(answers[0]!).data.views_count).toBeGreaterThanOrEqual(1);
+    expect((await creatorPost(t, creator, open.id)).views_count).toBe(2);
+    expect((await creatorPost(t, creator, locked.id)).views_count).toBe(1);
+    expect((await creatorPost(t, creator, secret.id)).views_count).toBe(0);
+    const rows = await t.database.db.selectFrom('post_views').select(['post_id', 'member_id']).where('creator_id', '=', creator.id).execute();
+    expect(rows).toHaveLength(3);
+    expect(rows.some((r) => r.post_id === secret.id)).toBe(false);
   });
 });
 

@@ -11,7 +11,6 @@ import type { CommentRow, EngagementRepo } from './engagement.repo.js';
 import { accessOf, presentToMember, requireFull, type MemberPostView } from './paywall.js';
 import type { AccessRow, MemberPostRow, PostsRepo } from './posts.repo.js';
 import type { FeedQuery } from './posts.schemas.js';
-import type { ViewRecorder } from './views.js';
 import { recordEvents } from '../events/outbox.js';
 
 export interface MemberPostsDeps {
@@ -19,9 +18,8 @@ export interface MemberPostsDeps {
   posts: PostsRepo;
   engagement: EngagementRepo;
   activity: ActivityRepo;
-  views: ViewRecorder;
   now: () => Date;
-  /** Told the size of each batch of post reads (metrics). */
+  /** Told the size of each batch of opened posts (metrics). */
   onReadBatch?: (size: number) => void;
 }
 
@@ -48,20 +46,24 @@ export const presentMemberComment = (c: CommentRow, memberId: string) => ({
  * The member app's feed. What a member is shown of a post is decided by the paywall
  * (paywall.ts) on every path; engagement needs the post readable in full (requireFull).
  */
-export function createMemberPostsService({ db, posts, engagement, activity, views, now, onReadBatch }: MemberPostsDeps) {
+export function createMemberPostsService({ db, posts, engagement, activity, now, onReadBatch }: MemberPostsDeps) {
   /** The post if the member may see it at all (its community's feed is open to them), else 404: a private community's posts are not revealed. */
-  const seen = (row: MemberPostRow | undefined): MemberPostRow => {
+  const seen = <R extends MemberPostRow>(row: R | undefined): R => {
     if (!row || !mayRead(row)) throw notFound('Post');
     return row;
   };
   const visible = async (memberId: string, id: string, trx: Executor = db) => seen(await posts.findForMember(memberId, id, trx));
 
-  // Opened posts that arrive together are read by one statement (db/combiner.ts), as their
-  // members' tokens before and their views after: a read was the one statement of its own left
-  // on that path. A read alone takes the statement for one, which costs PostgreSQL less.
-  const readAll = async (items: Array<{ memberId: string; id: string }>) =>
-    items.length === 1 ? [await posts.findForMember(items[0]!.memberId, items[0]!.id)] : posts.findForMembers(items);
-  const reads = createCombiner({ run: readAll, maxBatch: 64, maxInFlight: 2, onBatch: onReadBatch });
+  // Opened posts that arrive together are read, and their views written, by one statement
+  // (posts.repo openForMembers, through db/combiner.ts), as their members' tokens were looked up
+  // before. One member's opens never share a batch: a batch's row locks stay in one order.
+  const opens = createCombiner({
+    run: (items: Array<{ memberId: string; id: string; at: Date }>) => posts.openForMembers(items),
+    key: (item) => item.memberId,
+    maxBatch: 64,
+    maxInFlight: 2,
+    onBatch: onReadBatch,
+  });
 
   /**
    * The post, locked for an engagement write (its count row), if the member takes part in
@@ -102,9 +104,9 @@ export function createMemberPostsService({ db, posts, engagement, activity, view
 
     /** One post as the paywall lets the member see it; opening it counts a view (once per UTC day) and is activity. */
     async get(memberId: string, id: string) {
-      const post = seen(await reads.submit({ memberId, id }));
-      const counted = await views.record({ postId: id, memberId, creatorId: post.creator_id, at: now() });
-      return shown(post, counted ? { views_count: Number(post.views_count) + 1 } : {});
+      // A post the member may not see (404) was not counted either: the statement applies the same rule.
+      const post = seen(await opens.submit({ memberId, id, at: now() }));
+      return shown(post, post.counted ? { views_count: Number(post.views_count) + 1 } : {});
     },
 
     /**

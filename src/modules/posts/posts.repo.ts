@@ -5,6 +5,7 @@ import type { MediaItem } from '../../db/types.js';
 import { LIVE_STATUSES } from '../programs/access.js';
 import type { AccessTier } from './paywall.js';
 import type { PostRow } from './present.js';
+import { viewWrites } from './views.js';
 import { compiledQueries } from '../../db/compiled.js';
 import { opaqueArray, pageWindow, plannedOnce } from '../../db/prepared.js';
 
@@ -222,17 +223,33 @@ export function createPostsRepo(db: Db) {
     },
 
     /**
-     * findForMember for the reads that arrive together (member-posts.service.ts combines
-     * them): one statement, one answer per item in order (undefined: no such post).
+     * Posts opened together (member-posts.service.ts combines them), each with its view counted:
+     * one statement reads every post as findForMember does and writes the views of the posts
+     * their member may see (views.ts), so an opened post costs one statement, not a read and a
+     * write. One answer per item in order (undefined: no such post); `counted` says whether the
+     * view was new today (the read's views_count is from before it). Items must not repeat a member.
      */
-    async findForMembers(items: ReadonlyArray<{ memberId: string; id: string }>, trx: Executor = db): Promise<Array<MemberPostRow | undefined>> {
-      const rows = await memberReads.rows(trx, 'posts', [items.map((r) => r.memberId), items.map((r) => r.id)], (m, i) =>
-        sql<MemberPostRow & { n: number }>`select q.n::int as n, ${POST_COLUMNS}, ${own(sql.ref('q.member_id'))}, ${accessColumns(sql.ref('q.member_id'))}
-          from unnest(${opaqueArray(m, 'uuid')}, ${opaqueArray(i, 'uuid')}) with ordinality as q(member_id, post_id, n)
-          join posts p on p.id = q.post_id join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
-          where p.deleted_at is null`,
+    async openForMembers(items: ReadonlyArray<{ memberId: string; id: string; at: Date }>, trx: Executor = db): Promise<Array<(MemberPostRow & { counted: boolean }) | undefined>> {
+      const rows = await memberReads.rows(
+        trx,
+        'opened',
+        [items.map((r) => r.memberId), items.map((r) => r.id), items.map((r) => r.at.toISOString())],
+        (m, i, at) =>
+          sql<MemberPostRow & { n: number; counted: boolean }>`with r as (
+            select q.n::int as n, q.member_id as reader_id, q.at as opened_at, ${POST_COLUMNS}, ${own(sql.ref('q.member_id'))}, ${accessColumns(sql.ref('q.member_id'))}
+            from unnest(${opaqueArray(m, 'uuid')}, ${opaqueArray(i, 'uuid')}, ${opaqueArray(at, 'timestamptz')}) with ordinality as q(member_id, post_id, at, n)
+            join posts p on p.id = q.post_id join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
+            where p.deleted_at is null
+          ),
+          -- A view counts where the member may see the post at all (its feed is open to them): the same rule as the 404.
+          v as (
+            select distinct on (member_id, post_id, day) id as post_id, reader_id as member_id, creator_id, (opened_at at time zone 'UTC')::date as day, opened_at as at
+            from r where open or subscribed order by member_id, post_id, day
+          ),
+          ${viewWrites()}
+          select r.*, exists (select 1 from added a where a.post_id = r.id and a.member_id = r.reader_id) as counted from r`,
       );
-      const byPlace = new Map(rows.map(({ n, ...row }) => [n, row as MemberPostRow]));
+      const byPlace = new Map(rows.map(({ n, ...row }) => [n, row as MemberPostRow & { counted: boolean }]));
       return items.map((_, place) => byPlace.get(place + 1));
     },
   };
