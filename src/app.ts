@@ -113,10 +113,10 @@ function actorOf(principal: Principal | null | undefined) {
 
 const isLogger = (l: AppDeps['logger']): l is FastifyBaseLogger => typeof l === 'object' && l !== null && 'child' in l;
 
-/** The composition root: the HTTP conventions (src/http/), then every feature (src/features.ts). */
-/** Answers longer than this (UTF-16 units) are encoded to bytes once, in the onSend hook below. */
+/** Answers longer than this (UTF-16 units) are encoded to bytes once, in buildApp's onSend hook. */
 const LARGE_ANSWER_CHARS = 4_096;
 
+/** The composition root: the HTTP conventions (src/http/), then every feature (src/features.ts). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const db = database.db;
