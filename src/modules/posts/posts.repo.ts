@@ -69,6 +69,8 @@ const accessColumns = (memberId: unknown) => sql`(c.is_public and c.status = 'ac
             from tiers t where t.community_id = c.id), '[]') as tiers`;
 
 export type MemberPostRow = PostRow & AccessRow & { kudoed: boolean; my_votes: number[] };
+/** An opened post (openForMembers): `counted` is whether the member's view was new today. */
+export type OpenedPostRow = MemberPostRow & { counted: boolean };
 /** A community of the feed: its paywall input and its posts not deleted (the feed's total is their sum, read in the same statement). */
 export type FeedAccessRow = AccessRow & { posts_count: number };
 
@@ -229,13 +231,13 @@ export function createPostsRepo(db: Db) {
      * write. One answer per item in order (undefined: no such post); `counted` says whether the
      * view was new today (the read's views_count is from before it). Items must not repeat a member.
      */
-    async openForMembers(items: ReadonlyArray<{ memberId: string; id: string; at: Date }>, trx: Executor = db): Promise<Array<(MemberPostRow & { counted: boolean }) | undefined>> {
+    async openForMembers(items: ReadonlyArray<{ memberId: string; id: string; at: Date }>, trx: Executor = db): Promise<Array<OpenedPostRow | undefined>> {
       const rows = await memberReads.rows(
         trx,
         'opened',
         [items.map((r) => r.memberId), items.map((r) => r.id), items.map((r) => r.at.toISOString())],
         (m, i, at) =>
-          sql<MemberPostRow & { n: number; counted: boolean }>`with r as (
+          sql<OpenedPostRow & { n: number }>`with r as (
             select q.n::int as n, q.member_id as reader_id, q.at as opened_at, ${POST_COLUMNS}, ${own(sql.ref('q.member_id'))}, ${accessColumns(sql.ref('q.member_id'))}
             from unnest(${opaqueArray(m, 'uuid')}, ${opaqueArray(i, 'uuid')}, ${opaqueArray(at, 'timestamptz')}) with ordinality as q(member_id, post_id, at, n)
             join posts p on p.id = q.post_id join post_counts pc on pc.post_id = p.id join communities c on c.id = p.community_id
@@ -249,7 +251,7 @@ export function createPostsRepo(db: Db) {
           ${viewWrites()}
           select r.*, exists (select 1 from added a where a.post_id = r.id and a.member_id = r.reader_id) as counted from r`,
       );
-      const byPlace = new Map(rows.map(({ n, ...row }) => [n, row as MemberPostRow & { counted: boolean }]));
+      const byPlace = new Map(rows.map(({ n, ...row }) => [n, row as OpenedPostRow]));
       return items.map((_, place) => byPlace.get(place + 1));
     },
   };
