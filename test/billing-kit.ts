@@ -74,9 +74,11 @@ export async function subscribe(
 
 /**
  * Waits until `check` passes: events caused by ordinary processor API calls (not by clock
- * advances or test helpers) are delivered asynchronously, a few milliseconds later.
+ * advances or test helpers) are delivered asynchronously, a few milliseconds later. The limit is
+ * generous (it only bounds a failure; a pass returns at once): on a slow 2-core machine running
+ * two test files at a time, an invoice's event once took over 5 s to arrive.
  */
-export async function eventually(t: TestApp, check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+export async function eventually(t: TestApp, check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await t.app.tasks.idle();
