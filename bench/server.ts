@@ -10,13 +10,16 @@ import { flag } from './knobs.js';
  * The real server as `npm start` runs it (src/server.ts bundled into dist/server.mjs, built
  * here first) as a child process on the bench database, tuned for load (pool 8 unless
  * DATABASE_POOL_MAX says, rate limits out of the way, no reconciliation nor metrics history,
- * quiet logs), resolved once `/ready` answers. BENCH_NODE_ARGS passes flags to node (e.g.
+ * quiet logs), resolved once `/ready` answers. BENCH_SKIP_BUILD=1 starts the dist/server.mjs
+ * already built (a caller that built it once, e.g. bench:ghost's rounds). BENCH_NODE_ARGS passes flags to node (e.g.
  * --cpu-prof).
  */
 export async function startBenchServer(databaseUrl: string, port: number): Promise<ChildProcess> {
   const env = process.env;
-  const built = spawnSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('npm run build failed');
+  if (!flag('BENCH_SKIP_BUILD')) {
+    const built = spawnSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+    if (built.status !== 0) throw new Error('npm run build failed');
+  }
   const server = spawn('node', [...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.mjs'], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

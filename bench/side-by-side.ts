@@ -30,11 +30,10 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { cpuCounter, cpuMs } from './cpu.js';
+import { adminApi, authHeaders, GHOST_DIR as ghostDir, inDir } from './ghost/lib.mjs';
 import { env, int, runBench } from './knobs.js';
 
 const rounds = int('BENCH_ROUNDS', 3);
@@ -47,7 +46,6 @@ const warmup = int('BENCH_WARMUP', 2);
  */
 const ghostWarmup = int('BENCH_GHOST_WARMUP', 10);
 const connections = int('BENCH_SMALL_CONNECTIONS', 20);
-const ghostDir = resolve(env.BENCH_GHOST_DIR || join(homedir(), '.cache', 'tribes-bench-ghost'));
 const script = (name: string) => fileURLToPath(new URL(`./ghost/${name}`, import.meta.url));
 
 const GOAL_RATIO = 40;
@@ -89,17 +87,10 @@ function ghostScript(name: 'start.sh' | 'stop.sh') {
   if (r.status !== 0) throw new Error(`bench/ghost/${name} failed (exit ${r.status})`);
 }
 
-/** A fresh `Authorization: Ghost <jwt>` (bench/ghost/auth-header.mjs), as a header object. */
-function ghostAuth(): Record<string, string> {
-  const line = execFileSync(process.execPath, [script('auth-header.mjs')], { encoding: 'utf8', env: { ...env, BENCH_GHOST_DIR: ghostDir } }).trim();
-  const at = line.indexOf(': ');
-  return { [line.slice(0, at).toLowerCase()]: line.slice(at + 2) };
-}
-
 /** One autocannon run against Ghost, and the CPU it cost Ghost's process and the local MariaDB server. */
 async function ghostRun(url: string, seconds: number, cpu: () => { server: number | undefined; mariadb: number | undefined }): Promise<Measured> {
   const before = cpu();
-  const r = await autocannon({ url, connections, duration: seconds, headers: ghostAuth() });
+  const r = await autocannon({ url, connections, duration: seconds, headers: authHeaders() });
   const after = cpu();
   const perRequest = (k: 'server' | 'mariadb') =>
     before[k] === undefined || after[k] === undefined || r.requests.total === 0 ? null : Math.round(((after[k]! - before[k]!) / r.requests.total) * 100) / 100;
@@ -119,10 +110,10 @@ async function ghostRun(url: string, seconds: number, cpu: () => { server: numbe
 async function measureGhost(url: string, localDb: boolean): Promise<Measured & { members: number }> {
   ghostScript('start.sh');
   try {
-    const pid = Number(readFileSync(join(ghostDir, 'ghost.pid'), 'utf8'));
+    const pid = Number(readFileSync(inDir('ghost.pid'), 'utf8'));
     const mariadb = localDb ? cpuCounter((_pid, cmdline) => /(^|\/)(mariadbd|mysqld) /.test(cmdline)) : () => undefined;
     const cpu = () => ({ server: cpuMs((p) => p === pid), mariadb: mariadb() });
-    const res = await fetch(url, { headers: ghostAuth() });
+    const res = await fetch(url, { headers: authHeaders() });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`Ghost's ${url} answered ${res.status}: ${text.slice(0, 300)}`);
     const body = JSON.parse(text) as { members: unknown[]; meta: { pagination: { total: number } } };
@@ -134,9 +125,9 @@ async function measureGhost(url: string, localDb: boolean): Promise<Measured & {
   }
 }
 
-/** `npm run -s bench:members` with BENCH_SCENARIOS=small; its JSON starts at the first "{\n" of stdout (build output before it). */
+/** `npm run -s bench:members` with BENCH_SCENARIOS=small (on the dist built at the start); its JSON starts at the first "{\n" of stdout (build output before it). */
 async function measureTribes(): Promise<TribesSmall & { members: number | undefined }> {
-  const child = spawn('npm', ['run', '-s', 'bench:members'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...env, BENCH_SCENARIOS: 'small' } });
+  const child = spawn('npm', ['run', '-s', 'bench:members'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...env, BENCH_SCENARIOS: 'small', BENCH_SKIP_BUILD: '1' } });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
   const code = await new Promise<number | null>((res) => child.on('close', res));
@@ -166,12 +157,12 @@ async function main() {
   }
   if (!existsSync(`.tmp/${db}.json`)) throw new Error(`BENCH_DB=${db}: no fixture .tmp/${db}.json here (run from the repo root, with a database kept by BENCH_KEEP=1)`);
   if (duration > MAX_GHOST_RUN_S) throw new Error(`BENCH_DURATION=${duration}: at most ${MAX_GHOST_RUN_S} s (Ghost refuses an Admin API token after 5 minutes)`);
-  const configFile = join(ghostDir, 'config.production.json');
-  if (!existsSync(configFile) || !existsSync(join(ghostDir, 'admin-key.json'))) throw new Error(`no set-up Ghost in ${ghostDir} (BENCH_GHOST_DIR): run bash bench/ghost/setup.sh`);
-  const config = JSON.parse(readFileSync(configFile, 'utf8')) as { url: string; database: { connection: { host?: string } } };
-  const url = `${config.url.replace(/\/+$/, '')}/ghost/api/admin/members/?limit=50`;
+  const configFile = inDir('config.production.json');
+  if (!existsSync(configFile) || !existsSync(inDir('admin-key.json'))) throw new Error(`no set-up Ghost in ${ghostDir} (BENCH_GHOST_DIR): run bash bench/ghost/setup.sh`);
+  const config = JSON.parse(readFileSync(configFile, 'utf8')) as { database: { connection: { host?: string } } };
+  const url = `${adminApi()}/members/?limit=50`;
   const localDb = ['127.0.0.1', 'localhost', '::1'].includes(config.database.connection.host ?? 'localhost');
-  const ghostVersion = (JSON.parse(readFileSync(join(ghostDir, 'current', 'package.json'), 'utf8')) as { version: string }).version;
+  const ghostVersion = (JSON.parse(readFileSync(inDir('current', 'package.json'), 'utf8')) as { version: string }).version;
   // Both servers run the `node` on PATH (start.sh; bench/server.ts).
   const nodeVersion = execFileSync('node', ['-v'], { encoding: 'utf8' }).trim();
   const date = new Date().toISOString();
@@ -185,6 +176,8 @@ async function main() {
     });
   }
 
+  // Built once here, not by every round's bench:members (BENCH_SKIP_BUILD): ~10 s a round saved.
+  if (spawnSync('npm', ['run', '--silent', 'build'], { stdio: ['ignore', 2, 2] }).status !== 0) throw new Error('npm run build failed');
   console.error(`Ghost ${ghostVersion} (${ghostDir}) against Tribes (BENCH_DB=${db}): ${rounds} round(s), ${connections} connections, ${warmup} s warm-up (Ghost ${ghostWarmup} s) + ${duration} s each`);
   const results: Array<{ round: number; ghost: Measured; tribes: Omit<Measured, 'requests'>; ratio: number }> = [];
   const failures: string[] = [];
