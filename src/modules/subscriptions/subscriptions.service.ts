@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../../db/client.js';
 import type { Database } from '../../db/types.js';
 import { newId } from '../../db/ids.js';
+import { lockProcessorObject } from '../../db/locks.js';
 import { inTransaction } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
@@ -146,6 +147,10 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
         fresh = await processor.retrieveSubscription(account, processorId);
       }
       return inTransaction(db, answer, async (trx) => {
+        // The mirror's lock of this processor subscription before its row: an event's write
+        // (sync.apply) takes them in that order, and the reason's update taken first deadlocked
+        // with it (a 500 under load). apply takes the lock again, which a transaction may.
+        await lockProcessorObject(trx, processorId);
         // The reason first: the mirror's write below sends the subscription events, which carry it.
         if (body.reason) await subscriptions.setCancellationReason(creatorId, id, body.reason, trx);
         await sync.apply(trx, account, { seq, subscription: fresh });

@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { lockProcessorObject } from '../../db/locks.js';
 import { advanceDays, openCheckout, pay, simHelper, subscribe, subscriptionsOf } from '../../../test/billing-kit.js';
-import { buildTestApp, createCommunity, createCreator, createMember, createTier, json, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, openTestDatabase, createCommunity, createCreator, createMember, createTier, json, type TestApp } from '../../../test/helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -102,6 +104,48 @@ describe('cancel', () => {
     const again = await t.app.inject({ method: 'POST', url, headers: s.creator.headers, payload: {} });
     expect(again.statusCode).toBe(409);
     expect(json(again).error.code).toBe('subscription_canceled');
+  });
+
+  // Two transactions interleaving needs two connections: the embedded database has one.
+  it.skipIf(!inject('postgresUrl'))('with a reason, while an event of the same subscription is being mirrored, waits its turn instead of deadlocking', async () => {
+    const s = await subscribe(t);
+    const processorId = s.subscription.processor_subscription_id as string;
+    // The event's transaction on a pool of its own: held open on the app's, it would starve the
+    // simulator's delivery of the cancel's own events.
+    const side = await openTestDatabase();
+    let go!: () => void;
+    const proceed = new Promise<void>((resolve) => (go = resolve));
+    try {
+      // What an event's mirror write (sync.apply) does: the processor object's lock, then its row
+      // for update. The row is asked for only once the cancel waits on that lock.
+      let started!: (pid: number) => void;
+      const holding = new Promise<number>((resolve) => (started = resolve));
+      const event = side.db.transaction().execute(async (trx) => {
+        await lockProcessorObject(trx, processorId);
+        started((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid);
+        await proceed;
+        await trx.selectFrom('subscriptions').select('id').where('processor_subscription_id', '=', processorId).forUpdate().execute();
+      });
+      const pid = await holding;
+      // Started now: inject() sends nothing until its answer is asked for.
+      const cancel = Promise.resolve(t.app.inject({ method: 'POST', url: `/api/v1/subscriptions/${s.subscription.id}/cancel`, headers: s.creator.headers, payload: { reason: 'asked by phone' } }));
+      // Until the cancel's transaction waits on the lock (polled here, not through the app's
+      // tasks: the simulator's events for this subscription wait on it too).
+      for (let waited = 0; ; waited += 50) {
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event = 'advisory' and ${pid}::int = any(pg_blocking_pids(pid)) and query like '%pg_advisory_xact_lock%'`.execute(side.db);
+        if (rows[0]!.n > 0 && waited >= 500) break;
+        if (waited > 15_000) throw new Error('the cancel never reached the lock');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      go();
+      await event;
+      const res = await cancel;
+      expect(res.statusCode).toBe(200);
+      expect(json(res).data).toMatchObject({ cancel_at_period_end: true, cancellation_reason: 'asked by phone' });
+    } finally {
+      go();
+      await side.close();
+    }
   });
 });
 
