@@ -13,10 +13,9 @@ export default defineConfig({
     // machine (CI's), though much of a file's time is spent waiting on PostgreSQL, the
     // simulator's webhooks or a child process. Files are written to run side by side: each
     // builds its own tenants, and on PostgreSQL uses simulator schemas of its own.
-    // On PostgreSQL more so: three workers on two cores ran that stage in ~280 s against 358–404
-    // with two (the machine stayed busy); on PGlite, whose database runs inside the worker, three
-    // were slower (443 s against 414–419), so it keeps two.
-    maxWorkers: Math.max(process.env.TEST_DATABASE_URL ? 3 : 2, os.availableParallelism() - 1),
+    // Three (tried 2026-11-28) were no faster in CI's PostgreSQL stage (434 s against 358–404) and
+    // slower on PGlite (443 s against 414–419), and the extra load surfaced a test race.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // A worker runs its files one after another in one module graph rather than a fresh one
     // each: importing the app and PGlite took ~2 s per file. Nothing in src/ keeps state
     // between apps but caches (compiled serializers, prepared statement names, the dummy password hash).
