@@ -129,13 +129,16 @@ describe('cancel', () => {
       const pid = await holding;
       // Started now: inject() sends nothing until its answer is asked for.
       const cancel = Promise.resolve(t.app.inject({ method: 'POST', url: `/api/v1/subscriptions/${s.subscription.id}/cancel`, headers: s.creator.headers, payload: { reason: 'asked by phone' } }));
-      // Until the cancel's transaction waits on the lock (polled here, not through the app's
-      // tasks: the simulator's events for this subscription wait on it too).
-      for (let waited = 0; ; waited += 50) {
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event = 'advisory' and ${pid}::int = any(pg_blocking_pids(pid)) and query like '%pg_advisory_xact_lock%'`.execute(side.db);
-        if (rows[0]!.n > 0 && waited >= 500) break;
-        if (waited > 15_000) throw new Error('the cancel never reached the lock');
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      // Until the cancel's transaction waits on the lock: the processor has taken the cancel (the
+      // simulator's own tables are not locked here), then a moment for its answer to reach the
+      // transaction. Polled here, not through the app's tasks: the simulator's events wait too.
+      let taken: number | undefined;
+      for (const deadline = Date.now() + 15_000; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        if (Date.now() > deadline) throw new Error('the cancel never reached the lock');
+        if (taken === undefined && (await t.stripe.subscriptions.retrieve(processorId, {}, { stripeAccount: s.account })).cancel_at_period_end) taken = Date.now();
+        if (taken === undefined || Date.now() - taken < 300) continue;
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event = 'advisory' and ${pid}::int = any(pg_blocking_pids(pid))`.execute(side.db);
+        if (rows[0]!.n > 0) break;
       }
       go();
       await event;

@@ -165,7 +165,10 @@ describe('reconciliation', () => {
 describe('refunds made outside the API', () => {
   it('reach the mirror from charge.refunded, and reconciliation restores them when lost', async () => {
     const s = await subscribe(t, { priceCents: 6000 });
-    const payment = await t.database.db.selectFrom('payments').selectAll().where('subscription_id', '=', s.subscription.id).executeTakeFirstOrThrow();
+    // The payment comes with the invoice's own event, which may land after the subscription's.
+    const paymentOf = () => t.database.db.selectFrom('payments').selectAll().where('subscription_id', '=', s.subscription.id).executeTakeFirst();
+    await eventually(t, async () => expect(await paymentOf()).toBeDefined());
+    const payment = (await paymentOf())!;
     expect(Number(payment.amount_cents)).toBe(6000);
     // As if the creator refunded in the processor's dashboard.
     const refund = await t.stripe.refunds.create({ payment_intent: payment.processor_payment_intent_id, amount: 2500 }, { stripeAccount: s.account });
