@@ -6,6 +6,11 @@ import { connectPostgres } from '../src/db/client.js';
 import { cpuCounter, cpuMs } from './cpu.js';
 import { flag } from './knobs.js';
 
+/** `npm run build` (dist/server.mjs), its output on stderr so a bench's stdout stays its JSON. */
+export function buildServer(): void {
+  if (spawnSync('npm', ['run', '--silent', 'build'], { stdio: ['ignore', 2, 2] }).status !== 0) throw new Error('npm run build failed');
+}
+
 /**
  * The real server as `npm start` runs it (src/server.ts bundled into dist/server.mjs, built
  * here first) as a child process on the bench database, tuned for load (pool 8 unless
@@ -16,10 +21,7 @@ import { flag } from './knobs.js';
  */
 export async function startBenchServer(databaseUrl: string, port: number): Promise<ChildProcess> {
   const env = process.env;
-  if (!flag('BENCH_SKIP_BUILD')) {
-    const built = spawnSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
-    if (built.status !== 0) throw new Error('npm run build failed');
-  }
+  if (!flag('BENCH_SKIP_BUILD')) buildServer();
   const server = spawn('node', [...(env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.mjs'], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

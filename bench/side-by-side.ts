@@ -35,6 +35,7 @@ import autocannon from 'autocannon';
 import { cpuCounter, cpuMs } from './cpu.js';
 import { adminApi, authHeaders, GHOST_DIR as ghostDir, inDir } from './ghost/lib.mjs';
 import { env, int, runBench } from './knobs.js';
+import { buildServer } from './server.js';
 
 const rounds = int('BENCH_ROUNDS', 3);
 const duration = int('BENCH_DURATION', 10);
@@ -177,7 +178,7 @@ async function main() {
   }
 
   // Built once here, not by every round's bench:members (BENCH_SKIP_BUILD): ~10 s a round saved.
-  if (spawnSync('npm', ['run', '--silent', 'build'], { stdio: ['ignore', 2, 2] }).status !== 0) throw new Error('npm run build failed');
+  buildServer();
   console.error(`Ghost ${ghostVersion} (${ghostDir}) against Tribes (BENCH_DB=${db}): ${rounds} round(s), ${connections} connections, ${warmup} s warm-up (Ghost ${ghostWarmup} s) + ${duration} s each`);
   const results: Array<{ round: number; ghost: Measured; tribes: Omit<Measured, 'requests'>; ratio: number }> = [];
   const failures: string[] = [];
