@@ -11,8 +11,8 @@ import { sql, type RawBuilder } from 'kysely';
  * statement per distinct text stays allocated for the life of each connection — and they
  * name their columns (never `*`), so a migration adding a column while old connections
  * live cannot change a prepared statement's result type.
- * Other queries, and PGlite (one in-process connection, no planning worth saving), are
- * untouched.
+ * Other queries are untouched. PGlite ignores the marker: its pool prepares every query
+ * with parameters (pglite-pool.ts), where planning costs more than on PostgreSQL.
  */
 const MARKER = /^\/\*prepare:([a-z0-9_]+)\*\//;
 // By marker, the texts seen with it and their names. Keyed by the short marker, not the
