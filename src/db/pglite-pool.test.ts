@@ -17,9 +17,11 @@ describe('queries with parameters on the embedded database', () => {
     const at = new Date('2026-11-28T10:00:00.123Z');
     const ids = ['01a22234-ac37-76ff-bdee-96e198083206', '01a22234-ac38-75a8-9f03-df41267b158c'];
     for (const n of [1, 2, 3]) {
-      const { rows } = await sql<{ n: number; doc: unknown; at: Date; ids: string[]; big: bigint }>`
-        select ${n}::int + 1 as n, ${JSON.stringify({ n })}::jsonb as doc, ${at}::timestamptz as at, ${ids}::uuid[] as ids, ${'9007199254740993'}::bigint as big`.execute(handle.db);
-      expect(rows).toEqual([{ n: n + 1, doc: { n }, at, ids, big: 9007199254740993n }]);
+      // int8 as a JS number (counts, sums of cents), a BigInt only past 2^53, as PGlite reads it.
+      const { rows } = await sql<{ n: number; doc: unknown; at: Date; ids: string[]; cents: number; big: bigint }>`
+        select ${n}::int + 1 as n, ${JSON.stringify({ n })}::jsonb as doc, ${at}::timestamptz as at, ${ids}::uuid[] as ids,
+               ${n * 1000}::bigint as cents, ${'9007199254740993'}::bigint as big`.execute(handle.db);
+      expect(rows).toEqual([{ n: n + 1, doc: { n }, at, ids, cents: n * 1000, big: 9007199254740993n }]);
     }
     const texts = (await preparedTexts()).filter((t) => t.includes('as big'));
     expect(texts).toHaveLength(1);
