@@ -1,4 +1,4 @@
-import { parse, protocol, type PGlite } from '@electric-sql/pglite';
+import { parse, protocol, type messages, type PGlite } from '@electric-sql/pglite';
 
 /**
  * Makes an embedded PGlite database look like a node-postgres pool with exactly one
@@ -82,7 +82,7 @@ const DDL = /\b(create|alter|drop|truncate)\b/i;
 /** Statements kept prepared; the least recently used is closed past this many. */
 const MAX_PREPARED = 128;
 
-type Message = { name: string; status?: string };
+type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
 type Statement = { name: string; paramTypes: number[] };
 
 /**
@@ -134,7 +134,7 @@ class PreparedStatements {
     );
     // As PGlite's query() does after each statement (a no-op for a data directory on disk).
     await this.pglite.syncToFs();
-    return parse.parseResults(messages as Parameters<typeof parse.parseResults>[0], this.pglite.parsers)[0]!;
+    return parse.parseResults(messages, this.pglite.parsers)[0]!;
   }
 
   private async statement(text: string): Promise<Statement> {
@@ -148,7 +148,7 @@ class PreparedStatements {
     if (this.prepared.size >= MAX_PREPARED) await this.close(this.prepared.keys().next().value!);
     const name = `tribes_${++this.counter}`;
     const messages = await this.send(protocol.serialize.parse({ name, text }), protocol.serialize.describe({ type: 'S', name }), protocol.serialize.sync());
-    const statement = { name, paramTypes: parse.parseDescribeStatementResults(messages as Parameters<typeof parse.parseDescribeStatementResults>[0]) };
+    const statement = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
     this.prepared.set(text, statement);
     return statement;
   }
@@ -172,20 +172,20 @@ class PreparedStatements {
    * it answered with, carrying the transaction status of its ReadyForQuery ('I' idle, 'T' in a
    * transaction, 'E' in a failed one).
    */
-  private async send(...parts: Uint8Array[]): Promise<Message[]> {
+  private async send(...parts: Uint8Array[]): Promise<BackendMessage[]> {
     const buffer = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     let offset = 0;
     for (const part of parts) {
       buffer.set(part, offset);
       offset += part.length;
     }
-    const messages = (await this.pglite.execProtocolStream(buffer, { syncToFs: false, throwOnError: false })) as Message[];
-    const error = messages.find((m) => m.name === 'error');
+    const answer = await this.pglite.execProtocolStream(buffer, { syncToFs: false, throwOnError: false });
+    const error = answer.find((m) => m.name === 'error');
     if (error) {
-      const ready = messages[messages.length - 1];
-      throw Object.assign(error, { transactionStatus: ready?.name === 'readyForQuery' ? ready.status : undefined });
+      const ready = answer[answer.length - 1];
+      throw Object.assign(error, { transactionStatus: ready?.name === 'readyForQuery' ? (ready as messages.ReadyForQueryMessage).status : undefined });
     }
-    return messages;
+    return answer;
   }
 }
 
