@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { inject } from 'vitest';
@@ -31,13 +33,33 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** This file's own database: a copy of the migrated PGlite, or a pool on this run's PostgreSQL schema. */
+/**
+ * This file's own database: a copy of the migrated PGlite data directory (removed again when
+ * it is closed), or a pool on this run's PostgreSQL schema.
+ */
 export async function openTestDatabase(): Promise<DatabaseHandle> {
   const url = inject('postgresUrl');
   if (url) return connectPostgres({ url, poolMax: 5, statementTimeoutMs: 15_000 });
-  const dump = inject('pgliteDump');
-  if (!dump) throw new Error('global setup did not prepare a database');
-  return openPglite({ loadDataDir: new Blob([fs.readFileSync(dump)]) });
+  const template = inject('pgliteTemplate');
+  if (!template) throw new Error('global setup did not prepare a database');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribes-test-db-'));
+  fs.cpSync(template, dir, { recursive: true });
+  try {
+    const handle = await openPglite({ dataDir: dir });
+    return {
+      ...handle,
+      close: async () => {
+        try {
+          await handle.close();
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
