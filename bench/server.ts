@@ -58,11 +58,13 @@ export function cpuReader(serverPid: number, dbName: string) {
 /**
  * One autocannon run and what it cost: req/s (autocannon's per-second average, or `total` /
  * duration for a run of a fixed number of slow requests), latency percentiles, what failed,
- * and the CPU per request of the server and of PostgreSQL.
+ * and the CPU per request of the server, of PostgreSQL and of this process (the load generator).
  */
 export async function measuredRun(cpu: ReturnType<typeof cpuReader>, options: Record<string, unknown>, rate: 'average' | 'total' = 'average') {
   const before = cpu();
+  const self = process.cpuUsage();
   const result = await autocannon(options);
+  const used = process.cpuUsage(self);
   const after = cpu();
   const perRequest = (k: keyof typeof before) =>
     before[k] === undefined || after[k] === undefined || result.requests.total === 0 ? null : Math.round(((after[k]! - before[k]!) / result.requests.total) * 100) / 100;
@@ -73,7 +75,12 @@ export async function measuredRun(cpu: ReturnType<typeof cpuReader>, options: Re
     non_2xx: result.non2xx as number,
     errors: result.errors as number,
     timeouts: result.timeouts as number,
-    cpu_ms_per_request: { server: perRequest('server'), postgres: perRequest('postgres') },
+    cpu_ms_per_request: {
+      server: perRequest('server'),
+      postgres: perRequest('postgres'),
+      // This process: autocannon, on the same cores, sending and parsing every answer.
+      load_generator: result.requests.total === 0 ? null : Math.round(((used.user + used.system) / 1000 / result.requests.total) * 100) / 100,
+    },
   };
 }
 
