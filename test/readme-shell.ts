@@ -41,9 +41,11 @@ export async function freePort(): Promise<number> {
 /**
  * One bash script of the runnable blocks: the README's default ports become the test's, `npm
  * start` runs in the background (its own process group, killed on exit) and the script waits
- * until the server is ready. `after` runs last, before the server stops.
+ * until the server is ready. The first `npm run demo` line's output is also kept in
+ * `$DATA_DIR/first-demo.txt`, and `afterFirstDemo` runs right after it. `after` runs last,
+ * before the server stops.
  */
-export function walkthroughScript(blocks: ShellBlock[], o: { port: number; simPort: number; after: string }): string {
+export function walkthroughScript(blocks: ShellBlock[], o: { port: number; simPort: number; afterFirstDemo: string; after: string }): string {
   const ports = (code: string) =>
     code.replace(/\b(localhost|127\.0\.0\.1):3000\b/g, `$1:${o.port}`).replace(/\b(localhost|127\.0\.0\.1):12111\b/g, `$1:${o.simPort}`);
   const out = [
@@ -55,10 +57,15 @@ export function walkthroughScript(blocks: ShellBlock[], o: { port: number; simPo
     '  if [ -n "$SERVER_PID" ]; then kill -TERM -- -"$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi; }',
     'trap stop EXIT',
   ];
+  let demoSeen = false;
   for (const block of blocks.filter((b) => b.runnable)) {
     out.push(`echo "== README line ${block.line}" >&2`);
     for (const line of ports(block.code).split('\n')) {
-      if (/^npm start\b/.test(line)) {
+      if (!demoSeen && /^npm run demo\s*$/.test(line)) {
+        demoSeen = true;
+        // pipefail (above) keeps the demo's exit status.
+        out.push(`${line} | tee "$DATA_DIR/first-demo.txt"`, o.afterFirstDemo);
+      } else if (/^npm start\b/.test(line)) {
         out.push('npm start > "$DATA_DIR/server.log" 2>&1 &', 'SERVER_PID=$!');
         out.push(`for _ in $(seq 300); do curl -sf localhost:${o.port}/ready > /dev/null && break; sleep 0.2; done`);
         out.push(`curl -sf localhost:${o.port}/ready > /dev/null || { cat "$DATA_DIR/server.log" >&2; exit 1; }`);
