@@ -24,8 +24,6 @@ export interface DatabaseHandle {
   close(): Promise<void>;
   /** PostgreSQL only: the pool itself (the replica monitor's own queries). */
   pool?: pg.Pool;
-  /** PGlite only: the whole data directory as a tarball. */
-  dump?: () => Promise<Blob>;
 }
 
 export interface ConnectionCounts {
@@ -88,8 +86,6 @@ export function connectPostgres(opts: PostgresOptions): DatabaseHandle {
 export interface PgliteOptions {
   /** Directory for the database files; omit for an in-memory database. */
   dataDir?: string;
-  /** A tarball from `dumpDataDir` to start from (tests copy one migrated database). */
-  loadDataDir?: Blob;
   /** Told when a new data directory had to be created in-process (more memory, same result). */
   logger?: Logger;
 }
@@ -120,7 +116,6 @@ export async function openPglite(opts: PgliteOptions): Promise<DatabaseHandle> {
     // Trigram indexes for the member search (migrations/0013); loaded on demand by CREATE EXTENSION.
     extensions: { pg_trgm },
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   });
   await pglite.waitReady;
   const pool = new PglitePool(pglite);
@@ -133,6 +128,5 @@ export async function openPglite(opts: PgliteOptions): Promise<DatabaseHandle> {
     },
     connections: () => pool.connections(),
     close: () => db.destroy(),
-    dump: async () => (await pglite.dumpDataDir('none')) as Blob,
   };
 }
