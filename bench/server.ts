@@ -66,12 +66,13 @@ export async function measuredRun(cpu: ReturnType<typeof cpuReader>, options: Re
   const result = await autocannon(options);
   const used = process.cpuUsage(self);
   const after = cpu();
-  const perRequest = (k: keyof typeof before) =>
-    before[k] === undefined || after[k] === undefined || result.requests.total === 0 ? null : Math.round(((after[k]! - before[k]!) / result.requests.total) * 100) / 100;
+  const total = result.requests.total as number;
+  const perOne = (ms: number) => (total === 0 ? null : Math.round((ms / total) * 100) / 100);
+  const perRequest = (k: keyof typeof before) => (before[k] === undefined || after[k] === undefined ? null : perOne(after[k]! - before[k]!));
   return {
     req_per_s: Math.round((rate === 'total' ? result.requests.total / result.duration : result.requests.average) * 10) / 10,
     latency_ms: { p50: result.latency.p50, p97_5: result.latency.p97_5, p99: result.latency.p99, max: result.latency.max },
-    requests: result.requests.total as number,
+    requests: total,
     non_2xx: result.non2xx as number,
     errors: result.errors as number,
     timeouts: result.timeouts as number,
@@ -79,7 +80,7 @@ export async function measuredRun(cpu: ReturnType<typeof cpuReader>, options: Re
       server: perRequest('server'),
       postgres: perRequest('postgres'),
       // This process: autocannon, on the same cores, sending and parsing every answer.
-      load_generator: result.requests.total === 0 ? null : Math.round(((used.user + used.system) / 1000 / result.requests.total) * 100) / 100,
+      load_generator: perOne((used.user + used.system) / 1000),
     },
   };
 }
