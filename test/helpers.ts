@@ -11,12 +11,12 @@ import type { ReplicaSet } from '../src/db/replicas.js';
 import { connectPostgres, openPglite, type DatabaseHandle } from '../src/db/client.js';
 import { isDatabaseUnavailable } from '../src/db/errors.js';
 import { newId } from '../src/db/ids.js';
-import type { Executor } from '../src/db/tx.js';
 import { randomBase62 } from '../src/http/auth.js';
 import { generateMemberToken } from '../src/modules/members/member-auth.js';
 import { createProcessor, createStripeClient, type Processor } from '../src/processor/processor.js';
 import { startSimulator, type RunningSimulator } from '../src/processor/simulator/index.js';
 import { checkEveryAnswer, contractOf } from './contract.js';
+import { assertNoSecretsStored, writesFrom } from './stored-secrets.js';
 import type Stripe from 'stripe';
 
 export const TEST_WEBHOOK_SECRET = 'whsec_test_secret';
@@ -147,66 +147,6 @@ export async function buildTestApp(
       await database.close();
     },
   };
-}
-
-/** A whole creator key, member token, dashboard session or sign-in link token, as opposed to the display prefix kept beside a key's hash. */
-const SECRET = 'tribes_(sk_[A-Za-z0-9]{32,}|mt_[A-Za-z0-9]{40}|ses_[A-Za-z0-9]{40}|login_[A-Za-z0-9]{40})';
-
-/**
- * Secrets are never stored (DESIGN §4: keys only as hashes): after each test file, no row of
- * any table of the app's schema may hold a whole key or token — not a stored idempotent
- * answer, not a log of events. On PostgreSQL the schema is the run's, shared by every file.
- */
-export async function assertNoSecretsStored(database: DatabaseHandle, since?: string): Promise<void> {
-  let tables: string[];
-  try {
-    const { rows } = await sql<{ name: string }>`select table_name as name from information_schema.tables
-      where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(database.db);
-    tables = rows.map((r) => r.name);
-  } catch (err) {
-    if (isDatabaseUnavailable(err)) return; // a file that took its database down on purpose
-    throw err;
-  }
-  const found: string[] = [];
-  // On PostgreSQL the run's tables hold every file's rows: the scan may take longer than a
-  // test's own short statement timeout (a file testing timeouts sets 2 s), so it lifts it.
-  await database.db.transaction().execute(async (trx) => {
-    if (database.kind === 'postgres') await sql`set local statement_timeout = '120s'`.execute(trx);
-    // Only row versions written since `since`: a row's xmin is younger than that by at most the
-    // ids handed out since (age() counts in the 32-bit ids rows carry, across wraparound). The
-    // whole run's rows, turned to text and matched at every app's close, had been 40 % of
-    // PostgreSQL's work in the PostgreSQL test stage.
-    const written = since === undefined ? sql`true` : sql`age(t.xmin) <= ${await idsSince(trx, since)}`;
-    for (const table of tables) {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} t
-        where case when ${written} then t::text ~ ${SECRET} else false end`.execute(trx);
-      if (rows[0]!.n > 0) found.push(`${table} (${rows[0]!.n} rows)`);
-    }
-  });
-  if (found.length) throw new Error(`secrets stored in clear: ${found.join(', ')}`);
-}
-
-/**
- * On PostgreSQL, where the run's tables hold every file's rows, the oldest transaction id that
- * can still write (64-bit, as text): every row version an app built now writes is at least
- * that young. Undefined on the embedded database, whose copy is the file's own.
- */
-export async function writesFrom(database: DatabaseHandle): Promise<string | undefined> {
-  if (database.kind !== 'postgres') return undefined;
-  try {
-    const { rows } = await sql<{ xid: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xid`.execute(database.db);
-    return rows[0]!.xid;
-  } catch (err) {
-    // A database a file takes down on purpose (or never reaches): the guard has nothing to read there either.
-    if (isDatabaseUnavailable(err)) return undefined;
-    throw err;
-  }
-}
-
-/** How many transaction ids were handed out from `since` to this transaction's own (which it takes). */
-async function idsSince(trx: Executor, since: string): Promise<number> {
-  const { rows } = await sql<{ n: string }>`select (pg_current_xact_id()::text::bigint - ${since}::bigint)::text as n`.execute(trx);
-  return Number(rows[0]!.n);
 }
 
 /** Runs a clean-up step, unless the database is gone (a file that took it down on purpose). */

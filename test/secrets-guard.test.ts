@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshDatabase } from './fresh-database.js';
-import { assertNoSecretsStored, writesFrom } from './helpers.js';
+import { assertNoSecretsStored, writesFrom } from './stored-secrets.js';
 
 /**
  * The guard every test app runs when it closes (DESIGN §4: keys only as hashes). On
