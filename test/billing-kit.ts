@@ -1,4 +1,6 @@
+import pino from 'pino';
 import { expect } from 'vitest';
+import { createSubscriptionSync } from '../src/modules/subscriptions/sync.js';
 import { createCommunity, createCreator, createMember, createTier, json, type TestApp, type TestCreator, type TestMember } from './helpers.js';
 
 /** Calls one of the simulator's test helpers (DESIGN §6) the way an outside test suite would. */
@@ -90,4 +92,21 @@ export async function eventually(t: TestApp, check: () => Promise<void>, timeout
       await new Promise((r) => setTimeout(r, 50));
     }
   }
+}
+
+/**
+ * Before the app's next `method` call reaches the processor, does what an event's mirror write
+ * may do at that moment (webhooks/handlers.ts): reads the subscription — numbered now, after
+ * any number the service took before its call — and writes it into the mirror. The read holds
+ * the subscription from before the call; a service that answers from the mirror must not.
+ */
+export function eventReadBeforeNext(t: TestApp, s: Subscribed, method: 'setCancelAtPeriodEnd' | 'cancelNow'): void {
+  const sync = createSubscriptionSync({ db: t.database.db, processor: t.processor, logger: pino({ level: 'silent' }) });
+  const original = t.processor[method] as (...args: unknown[]) => Promise<unknown>;
+  (t.processor as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+    (t.processor as unknown as Record<string, unknown>)[method] = original;
+    const read = await sync.read(s.account, s.subscription.processor_subscription_id as string);
+    await t.database.db.transaction().execute((trx) => sync.apply(trx, s.account, read));
+    return original(...args);
+  };
 }

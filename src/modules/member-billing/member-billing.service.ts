@@ -3,7 +3,7 @@ import { inTransaction, iso } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated, type PageQuery } from '../../http/pagination.js';
-import { wasReplayed, type Processor } from '../../processor/processor.js';
+import type { Processor } from '../../processor/processor.js';
 import type { SubscriptionSync } from '../subscriptions/sync.js';
 import type { MemberBillingRepo } from './member-billing.repo.js';
 import { presentMemberSubscription, type MemberSubscriptionView } from './member-view.js';
@@ -65,14 +65,14 @@ export function createMemberBillingService({ db, billing, processor, sync, porta
     // The processor refuses cancel at period end while a schedule (the member's pending
     // downgrade) holds the subscription: cancelling drops the downgrade.
     if (cancel) await processor.releaseScheduleIfAny(account, processorId, answer?.processorKey('member-cancel-release'));
-    let seq = await sync.nextSeq();
-    let fresh = await processor.setCancelAtPeriodEnd(account, processorId, cancel, answer?.processorKey(cancel ? 'member-cancel' : 'member-resume'));
-    if (wasReplayed(fresh)) {
-      seq = await sync.nextSeq();
-      fresh = await processor.retrieveSubscription(account, processorId);
-    }
+    await processor.setCancelAtPeriodEnd(account, processorId, cancel, answer?.processorKey(cancel ? 'member-cancel' : 'member-resume'));
+    // Read back, numbered after the call. A number taken before the call would not do: an
+    // event's read (the release's, an earlier change's still in flight) numbered after it may
+    // still hold the subscription from before the call and win over the call's own answer —
+    // the member answered that their cancel was not taken. A replayed call is read back too.
+    const read = await sync.read(account, processorId);
     return inTransaction(db, answer, async (trx) => {
-      await sync.apply(trx, account, { seq, subscription: fresh });
+      await sync.apply(trx, account, read);
       if (sub.canceled_by_pause) await billing.unmarkCanceledByPause(memberId, id, trx);
       return view(memberId, id, trx);
     });

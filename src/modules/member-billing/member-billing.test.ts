@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { advanceDays, eventually, subscribe, type Subscribed } from '../../../test/billing-kit.js';
+import { advanceDays, eventReadBeforeNext, eventually, subscribe, type Subscribed } from '../../../test/billing-kit.js';
 import { buildTestApp, createMember, createTier, json, type TestApp, type TestMember } from '../../../test/helpers.js';
 
 let t: TestApp;
@@ -72,6 +72,19 @@ describe('a member cancels and resumes', () => {
     expect(canceled.statusCode, canceled.body).toBe(200);
     expect(json(canceled).data).toMatchObject({ cancel_at_period_end: true, tier_id: s.tierId });
     expect(await atProcessor(s)).toMatchObject({ cancel_at_period_end: true, schedule: null });
+  });
+
+  it("answers the cancel and the resume it made though an event's read from before each reached the mirror first", async () => {
+    const s = await subscribe(t);
+    eventReadBeforeNext(t, s, 'setCancelAtPeriodEnd');
+    const canceled = await act(s.member, s.subscription.id, 'cancel');
+    expect(canceled.statusCode, canceled.body).toBe(200);
+    expect(json(canceled).data).toMatchObject({ cancel_at_period_end: true });
+    eventReadBeforeNext(t, s, 'setCancelAtPeriodEnd');
+    const resumed = await act(s.member, s.subscription.id, 'resume');
+    expect(json(resumed).data).toMatchObject({ cancel_at_period_end: false });
+    const mine = json(await t.app.inject({ method: 'GET', url: '/api/v1/member/subscriptions', headers: s.member.headers })).data;
+    expect(mine).toEqual([json(resumed).data]);
   });
 
   it("refuses to resume a subscription its creator canceled: the creator's cancel wins", async () => {

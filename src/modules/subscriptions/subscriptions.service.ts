@@ -8,7 +8,7 @@ import { inTransaction } from '../../db/tx.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { KeyedAnswer } from '../../http/idempotency.js';
 import { offsetOf, paginated } from '../../http/pagination.js';
-import { wasReplayed, type Processor } from '../../processor/processor.js';
+import type { Processor } from '../../processor/processor.js';
 import type { CreatorsRepo } from '../creators/creators.repo.js';
 import { requireProcessorAccount } from '../creators/processor-account.js';
 import type { SubscriptionsRepo } from './subscriptions.repo.js';
@@ -136,16 +136,16 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
       const account = await accountOf(creatorId);
       const processorId = sub.processor_subscription_id ?? '';
       const key = answer?.processorKey('cancel');
-      // The processor refuses cancel at period end while a schedule (a member's pending downgrade) holds it.
-      const released = !body.immediate && (await processor.releaseScheduleIfAny(account, processorId, key));
-      let seq = await sync.nextSeq();
-      let fresh = body.immediate ? await processor.cancelNow(account, processorId, key) : await processor.setCancelAtPeriodEnd(account, processorId, true, key);
-      // After a release, its event's read may be numbered after `seq` yet hold the subscription
-      // from before the cancel: read again, numbered after both.
-      if (released || wasReplayed(fresh)) {
-        seq = await sync.nextSeq();
-        fresh = await processor.retrieveSubscription(account, processorId);
+      if (body.immediate) await processor.cancelNow(account, processorId, key);
+      else {
+        // The processor refuses cancel at period end while a schedule (a member's pending downgrade) holds it.
+        await processor.releaseScheduleIfAny(account, processorId, key);
+        await processor.setCancelAtPeriodEnd(account, processorId, true, key);
       }
+      // Read back, numbered after the call: an event's read numbered after a number taken
+      // before it (the release's, an earlier change's still in flight) may hold the
+      // subscription from before the cancel and would win over the call's own answer.
+      const read = await sync.read(account, processorId);
       return inTransaction(db, answer, async (trx) => {
         // The mirror's lock of this processor subscription before its row: an event's write
         // (sync.apply) takes them in that order, and the reason's update taken first deadlocked
@@ -153,7 +153,7 @@ export function createSubscriptionsService({ db, subscriptions, creators, proces
         await lockProcessorObject(trx, processorId);
         // The reason first: the mirror's write below sends the subscription events, which carry it.
         if (body.reason) await subscriptions.setCancellationReason(creatorId, id, body.reason, trx);
-        await sync.apply(trx, account, { seq, subscription: fresh });
+        await sync.apply(trx, account, read);
         // The creator's own cancel wins over a pause or resume (convergePause keeps it).
         await subscriptions.markCanceledByCreator(creatorId, id, trx);
         return presentSubscription((await subscriptions.find(creatorId, id, trx))!);

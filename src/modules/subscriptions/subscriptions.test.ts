@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { lockProcessorObject } from '../../db/locks.js';
-import { advanceDays, openCheckout, pay, simHelper, subscribe, subscriptionsOf } from '../../../test/billing-kit.js';
+import { advanceDays, eventReadBeforeNext, openCheckout, pay, simHelper, subscribe, subscriptionsOf } from '../../../test/billing-kit.js';
 import { buildTestApp, openTestDatabase, createCommunity, createCreator, createMember, createTier, json, type TestApp } from '../../../test/helpers.js';
 
 let t: TestApp;
@@ -104,6 +104,19 @@ describe('cancel', () => {
     const again = await t.app.inject({ method: 'POST', url, headers: s.creator.headers, payload: {} });
     expect(again.statusCode).toBe(409);
     expect(json(again).error.code).toBe('subscription_canceled');
+  });
+
+  it("answers the cancel it made, at period end or now, though an event's read from before it reached the mirror first", async () => {
+    for (const [immediate, method, expected] of [
+      [false, 'setCancelAtPeriodEnd', { status: 'active', cancel_at_period_end: true }],
+      [true, 'cancelNow', { status: 'canceled' }],
+    ] as const) {
+      const s = await subscribe(t);
+      eventReadBeforeNext(t, s, method);
+      const res = await t.app.inject({ method: 'POST', url: `/api/v1/subscriptions/${s.subscription.id}/cancel`, headers: s.creator.headers, payload: { immediate } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(json(res).data).toMatchObject(expected);
+    }
   });
 
   // Two transactions interleaving needs two connections: the embedded database has one.
