@@ -38,7 +38,7 @@ export function Member({ route }: { route: Route }) {
         ← All members
       </a>
       {shown.data ? null : <h1>Member</h1>}
-      <Show result={shown} label="the member">
+      <Show result={shown} label="the member" saysUpdating>
         {({ member, currencies }) => (
           <>
             <div class="member-head">

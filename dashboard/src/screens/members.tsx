@@ -47,7 +47,7 @@ export function Members({ route }: { route: Route }) {
       <Card>
         <MemberFilters filters={filters} communities={names.communities} tiers={tiers} />
       </Card>
-      <Show result={list} label="members">
+      <Show result={list} label="members" saysUpdating>
         {({ data, pagination, filters: shown }) => (
           <Card class={list.state === 'loading' ? 'members-list stale' : 'members-list'}>
             <p class="members-total" data-testid="members-total" data-total={pagination.total} data-estimate={String(pagination.total_is_estimate)}>

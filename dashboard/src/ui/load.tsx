@@ -85,8 +85,14 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   return { ...result, reload };
 }
 
-/** The loaded content, a placeholder while loading the first time, or the error's message. */
-export function Show<T>({ result, children, label }: { result: Loaded<T>; children: (data: T) => ComponentChildren; label?: string }) {
+/**
+ * The loaded content, a placeholder while loading the first time, or the error's message.
+ * While a change (a filter, a page, an action's reload) loads again, the rows shown stay and
+ * a visually hidden status says they are being updated: a screen reader hears it, and a
+ * browser test waits for it to go (`.loading`) before reading rows that may still be the old ones.
+ * `saysUpdating`: the children show their own "Updating…" (the members list, a member).
+ */
+export function Show<T>({ result, children, label, saysUpdating }: { result: Loaded<T>; children: (data: T) => ComponentChildren; label?: string; saysUpdating?: boolean }) {
   if (result.state === 'error') return <ErrorMessage message={result.error} />;
   if (result.data === undefined) {
     return (
@@ -95,5 +101,14 @@ export function Show<T>({ result, children, label }: { result: Loaded<T>; childr
       </p>
     );
   }
-  return <>{children(result.data)}</>;
+  return (
+    <>
+      {result.state === 'loading' && !saysUpdating ? (
+        <p class="loading sr-only" role="status">
+          Updating{label ? ` ${label}` : ''}…
+        </p>
+      ) : null}
+      {children(result.data)}
+    </>
+  );
 }
