@@ -36,10 +36,23 @@ describe('the stored-secrets guard', () => {
 
   it.skipIf(!inject('postgresUrl'))('on PostgreSQL, leaves alone what was written before the span and finds it without one', async () => {
     const db = fresh.handle.db;
-    await sql`insert into notes values (2, ${SESSION_TOKEN})`.execute(db);
-    const since = await writesFrom(fresh.handle);
+    const { rows } = await sql<{ xid: string }>`insert into notes values (2, ${SESSION_TOKEN}) returning pg_current_xact_id()::text as xid`.execute(db);
+    // The span starts at the oldest transaction still open anywhere in the cluster: another
+    // file's, running beside this one, may have begun before the insert. Wait until none has.
+    const since = await spanAfter(BigInt(rows[0]!.xid));
     await expect(assertNoSecretsStored(fresh.handle, since)).resolves.toBeUndefined();
     await expect(assertNoSecretsStored(fresh.handle)).rejects.toThrow('secrets stored in clear: notes (1 rows)');
     await sql`delete from notes where id = 2`.execute(db);
   });
 });
+
+/** A span (writesFrom) that begins after transaction `xid`, once no transaction as old is still open. */
+async function spanAfter(xid: bigint): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const since = await writesFrom(fresh.handle);
+    if (since !== undefined && BigInt(since) > xid) return since;
+    if (Date.now() > deadline) throw new Error(`no span after transaction ${xid} within 20 s (oldest open: ${since})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
