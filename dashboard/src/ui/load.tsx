@@ -30,7 +30,13 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   // The latest closures, so a refresh timer set by an earlier render calls today's `load`.
   const latest = useRef({ load, options });
   latest.current = { load, options };
+  // The deps the last run started for: a render with others (a filter just changed) answers
+  // loading at once, before its effect starts the run, so nothing reads the old rows as new.
+  const ranFor = useRef<unknown[] | undefined>(undefined);
+  const now = [...deps, tick];
+  const behind = ranFor.current !== undefined && now.some((d, i) => !Object.is(d, ranFor.current![i]));
   useEffect(() => {
+    ranFor.current = now;
     let controller: AbortController | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let dueWhileHidden = false;
@@ -82,7 +88,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
     };
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
-  return { ...result, reload };
+  return behind ? { state: 'loading', data: result.data, reload } : { ...result, reload };
 }
 
 /**
