@@ -9,14 +9,13 @@ import { buildApp, type AppDeps } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import type { ReplicaSet } from '../src/db/replicas.js';
 import { connectPostgres, openPglite, type DatabaseHandle } from '../src/db/client.js';
-import { isDatabaseUnavailable } from '../src/db/errors.js';
 import { newId } from '../src/db/ids.js';
 import { randomBase62 } from '../src/http/auth.js';
 import { generateMemberToken } from '../src/modules/members/member-auth.js';
 import { createProcessor, createStripeClient, type Processor } from '../src/processor/processor.js';
 import { startSimulator, type RunningSimulator } from '../src/processor/simulator/index.js';
 import { checkEveryAnswer, contractOf } from './contract.js';
-import { assertNoSecretsStored, writesFrom } from './stored-secrets.js';
+import { assertNoSecretsStored, unlessDatabaseGone, writesFrom } from './stored-secrets.js';
 import type Stripe from 'stripe';
 
 export const TEST_WEBHOOK_SECRET = 'whsec_test_secret';
@@ -142,7 +141,7 @@ export async function buildTestApp(
       // Dropped now rather than at the run's end: Kysely's migrator reads the columns of every
       // table in the database before each migration, so each schema left standing made every
       // later file's simulator start slower (60 ms a look with ~100 of them).
-      if (simSchema) await ignoringDeadDatabase(simDb.db.schema.dropSchema(simSchema).ifExists().cascade().execute());
+      if (simSchema) await unlessDatabaseGone(simDb.db.schema.dropSchema(simSchema).ifExists().cascade().execute());
       if (simDb !== database) await simDb.close();
       await database.close();
     },
@@ -150,14 +149,6 @@ export async function buildTestApp(
 }
 
 /** Runs a clean-up step, unless the database is gone (a file that took it down on purpose). */
-async function ignoringDeadDatabase(step: Promise<unknown>): Promise<void> {
-  try {
-    await step;
-  } catch (err) {
-    if (!isDatabaseUnavailable(err)) throw err;
-  }
-}
-
 /**
  * A fresh schema name for a test on PostgreSQL, `<run schema>_<purpose>_<random>`: the run's
  * teardown drops every schema so named, whether or not the test got to drop it.

@@ -13,17 +13,14 @@ const SECRET = 'tribes_(sk_[A-Za-z0-9]{32,}|mt_[A-Za-z0-9]{40}|ses_[A-Za-z0-9]{4
  * and `since` (writesFrom, taken when the app was built) narrows the scan to the app's span.
  */
 export async function assertNoSecretsStored(database: DatabaseHandle, since?: string): Promise<void> {
-  let tables: string[];
-  try {
-    // Partitioned tables as a whole, not partition by partition: another file may drop a
-    // partition (the idempotency keys' purge) between this list and its scan.
-    const { rows } = await sql<{ name: string }>`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where n.nspname = current_schema() and c.relkind in ('r', 'p') and not c.relispartition`.execute(database.db);
-    tables = rows.map((r) => r.name);
-  } catch (err) {
-    if (isDatabaseUnavailable(err)) return; // a file that took its database down on purpose
-    throw err;
-  }
+  // Partitioned tables as a whole, not partition by partition: another file may drop a
+  // partition (the idempotency keys' purge) between this list and its scan. No test drops a
+  // plain table of the schema (the ones they drop are temporary, in a schema of their own).
+  const listed = await unlessDatabaseGone(
+    sql<{ name: string }>`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind in ('r', 'p') and not c.relispartition`.execute(database.db),
+  );
+  if (!listed) return;
   const found: string[] = [];
   // On PostgreSQL the run's tables hold every file's rows: the scan may take longer than a
   // test's own short statement timeout (a file testing timeouts sets 2 s), so it lifts it.
@@ -34,18 +31,10 @@ export async function assertNoSecretsStored(database: DatabaseHandle, since?: st
     // whole run's rows, turned to text and matched at every app's close, had been 40 % of
     // PostgreSQL's work in the PostgreSQL test stage.
     const written = since === undefined ? sql`true` : sql`age(t.xmin) <= ${await idsSince(trx, since)}`;
-    for (const table of tables) {
-      // A table another file dropped since the list was read (undefined_table) holds nothing.
-      await sql`savepoint scan`.execute(trx);
-      try {
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} t
-          where case when ${written} then t::text ~ ${SECRET} else false end`.execute(trx);
-        if (rows[0]!.n > 0) found.push(`${table} (${rows[0]!.n} rows)`);
-        await sql`release savepoint scan`.execute(trx);
-      } catch (err) {
-        if ((err as { code?: string }).code !== '42P01') throw err;
-        await sql`rollback to savepoint scan`.execute(trx);
-      }
+    for (const { name } of listed.rows) {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(name)} t
+        where case when ${written} then t::text ~ ${SECRET} else false end`.execute(trx);
+      if (rows[0]!.n > 0) found.push(`${name} (${rows[0]!.n} rows)`);
     }
   });
   if (found.length) throw new Error(`secrets stored in clear: ${found.join(', ')}`);
@@ -58,11 +47,18 @@ export async function assertNoSecretsStored(database: DatabaseHandle, since?: st
  */
 export async function writesFrom(database: DatabaseHandle): Promise<string | undefined> {
   if (database.kind !== 'postgres') return undefined;
+  const read = await unlessDatabaseGone(sql<{ xid: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xid`.execute(database.db));
+  return read?.rows[0]!.xid;
+}
+
+/**
+ * What `step` gives, or undefined when the database is gone: a file that takes its database
+ * down on purpose (or never reaches it) leaves nothing there to read or clean up.
+ */
+export async function unlessDatabaseGone<T>(step: Promise<T>): Promise<T | undefined> {
   try {
-    const { rows } = await sql<{ xid: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xid`.execute(database.db);
-    return rows[0]!.xid;
+    return await step;
   } catch (err) {
-    // A database a file takes down on purpose (or never reaches): the guard has nothing to read there either.
     if (isDatabaseUnavailable(err)) return undefined;
     throw err;
   }
