@@ -61,7 +61,11 @@ export function Member({ route }: { route: Route }) {
                 </p>
               ) : null}
             </div>
-            {shown.state === 'loading' ? <p class="loading">Updating…</p> : null}
+            {shown.state === 'loading' ? (
+              <p class="loading" role="status">
+                Updating…
+              </p>
+            ) : null}
             <Card title="Subscriptions">
               {member.subscription_history.length === 0 ? (
                 <Empty>No subscriptions in your communities.</Empty>
