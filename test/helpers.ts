@@ -148,7 +148,6 @@ export async function buildTestApp(
   };
 }
 
-/** Runs a clean-up step, unless the database is gone (a file that took it down on purpose). */
 /**
  * A fresh schema name for a test on PostgreSQL, `<run schema>_<purpose>_<random>`: the run's
  * teardown drops every schema so named, whether or not the test got to drop it.
