@@ -33,10 +33,16 @@ describe.skipIf(browserSkipReason !== undefined)(`the docs page in Chromium${bro
       (n, ops) => n + Object.keys(ops).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).length,
       0,
     );
-    await page.waitForSelector('.opblock', { timeout: 15_000 });
+    // Swagger UI draws ~250 operations from a 1.5 MB bundle: ~2.5 s here even with both cores
+    // busy, but a loaded CI machine once took longer than 15 s. Wait generously, and if it never
+    // draws, say what the page showed instead of only "timeout".
+    await page.waitForSelector('.opblock', { timeout: 60_000 }).catch(async (error: unknown) => {
+      const shown = (await page.locator('body').innerText().catch(() => '')).slice(0, 500);
+      throw new Error(`no operation drawn (${String(error)}); errors: ${JSON.stringify(seen.errors)}; requests: ${JSON.stringify(seen.requests)}; page: ${shown}`);
+    });
     expect(await page.locator('.opblock').count()).toBe(operations);
     expect(seen.requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'))).toEqual([]);
     expect(seen.errors).toEqual([]);
     await page.close();
-  });
+  }, 90_000);
 });
