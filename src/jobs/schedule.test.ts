@@ -33,7 +33,7 @@ it('an API node with JOBS=false sends nothing; a worker on the same database sen
 
   const worker = await buildTestApp({ database: api.database, config: { worker: true, jobs: true, events: polling } });
   try {
-    await expect.poll(() => receiver.received.length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => receiver.received.length, { timeout: 20_000 }).toBe(1);
     expect(receiver.received[0]!.payload.type).toBe('ping');
     expect((await worker.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
     const refused = await worker.app.inject({ method: 'GET', url: `/api/v1/webhook-endpoints/${endpoint.id}`, headers: creator.headers });

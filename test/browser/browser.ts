@@ -20,6 +20,14 @@ if (!chromiumPath && process.env.BROWSER_TESTS === 'required') {
 
 export const browserSkipReason = chromiumPath ? undefined : 'no chromium on this machine (apt-get install chromium, or set CHROMIUM_PATH); CI installs it';
 
+/**
+ * Each browser test's budget. A loaded CI machine (two test files at once on two cores, beside
+ * Chromium and PostgreSQL) has drawn a page three to five times slower than an idle one; a
+ * budget that only holds on an idle machine turns red CI into noise. Waits inside a test end
+ * as soon as what they wait for is there, so a generous budget costs a passing run nothing.
+ */
+export const browserSuite = { timeout: 90_000 };
+
 export async function launchBrowser(): Promise<Browser> {
   if (!chromiumPath) throw new Error(`No chromium found (${browserSkipReason}).`);
   // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advanceDays, eventually } from '../billing-kit.js';
 import { json } from '../helpers.js';
-import { browserSkipReason } from './browser.js';
+import { browserSkipReason, browserSuite } from './browser.js';
 import { waitForScreen } from './dashboard-pages.js';
 import { apiGet, dashboardWorld, signedIn, type DashboardWorld } from './dashboard-world.js';
 
@@ -10,7 +10,7 @@ import { apiGet, dashboardWorld, signedIn, type DashboardWorld } from './dashboa
  * the API as the creator chose it, moderation goes through a confirmation, and the balance is
  * the API's figure.
  */
-describe.skipIf(browserSkipReason !== undefined)(`the feed and money screens${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, () => {
+describe.skipIf(browserSkipReason !== undefined)(`the feed and money screens${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, browserSuite, () => {
   let w: DashboardWorld;
   beforeAll(async () => {
     w = await dashboardWorld();
@@ -60,7 +60,7 @@ describe.skipIf(browserSkipReason !== undefined)(`the feed and money screens${br
     await comment.waitFor({ state: 'detached' });
     expect((await apiGet(w, `/api/v1/posts/${post.id}`)).data.comments_count).toBe(0);
     // The count comes from the post list's reload, which lands after the comment leaves its list.
-    await expect.poll(() => row.getByTestId('post-comments').textContent(), { timeout: 10_000, interval: 100 }).toBe('0 comments');
+    await expect.poll(() => row.getByTestId('post-comments').textContent(), { timeout: 20_000, interval: 100 }).toBe('0 comments');
     await context.close();
   });
 

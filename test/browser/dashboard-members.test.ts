@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json } from '../helpers.js';
-import { browserSkipReason } from './browser.js';
+import { browserSkipReason, browserSuite } from './browser.js';
 import { waitForScreen } from './dashboard-pages.js';
 import { apiGet, dashboardWorld, signedIn, type DashboardWorld } from './dashboard-world.js';
 
@@ -9,7 +9,7 @@ import { apiGet, dashboardWorld, signedIn, type DashboardWorld } from './dashboa
  * The members screens in Chromium (issue #29), each checked against the creator API: the
  * at-risk filter, the CSV export, and a cancel made through its confirmation.
  */
-describe.skipIf(browserSkipReason !== undefined)(`the dashboard's members in Chromium${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, () => {
+describe.skipIf(browserSkipReason !== undefined)(`the dashboard's members in Chromium${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, browserSuite, () => {
   let w: DashboardWorld;
   beforeAll(async () => {
     w = await dashboardWorld();
@@ -29,7 +29,7 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard's members in Chr
     expect(expected.map((m) => m.name)).toEqual(['Listed Member 4']);
     const rows = page.getByTestId('member-row');
     // The filtered page replaces the unfiltered one after the URL changes: wait for it, not for the first paint.
-    await expect.poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-member-id'))), { timeout: 10_000 }).toEqual(expected.map((m) => m.id));
+    await expect.poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-member-id'))), { timeout: 20_000 }).toEqual(expected.map((m) => m.id));
     await rows.first().getByRole('link').click();
     await waitForScreen(page);
     expect(await page.getByTestId('member-name').textContent()).toBe('Listed Member 4');

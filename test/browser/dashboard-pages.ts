@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 export const SCREEN_PATHS = ['overview', 'members', 'retention', 'communities', 'training', 'feed', 'money', 'webhooks', 'settings'] as const;
 
 /** Drawn: the app booted, nothing is loading, the network is quiet. */
-export async function waitForScreen(page: Page, timeout = 15_000): Promise<void> {
+export async function waitForScreen(page: Page, timeout = 30_000): Promise<void> {
   await page.waitForSelector('main#main h1', { timeout });
   await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0, undefined, { timeout });
   await page.waitForLoadState('networkidle', { timeout });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndpoint, startReceiver, verified } from '../events-kit.js';
 import { createCreator, json, type TestCreator } from '../helpers.js';
-import { browserSkipReason } from './browser.js';
+import { browserSkipReason, browserSuite } from './browser.js';
 import { axeViolations, horizontalOverflow, waitForScreen } from './dashboard-pages.js';
 import { apiGet, dashboardWorld, signedIn, type DashboardWorld } from './dashboard-world.js';
 
@@ -12,7 +12,7 @@ type Delivery = { id: string; status: string; next_attempt_at: string | null };
  * through the form, its secret shown once (and the one that signs), a test event delivered
  * to a receiver and seen succeeded in the delivery log; the endpoint's pages at 375 px.
  */
-describe.skipIf(browserSkipReason !== undefined)(`the dashboard's webhooks in Chromium${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, () => {
+describe.skipIf(browserSkipReason !== undefined)(`the dashboard's webhooks in Chromium${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, browserSuite, () => {
   let w: DashboardWorld;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
@@ -172,18 +172,18 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard's webhooks in Ch
     expect(await detail.getByTestId('delivery-state').getAttribute('data-status')).toBe('pending');
     expect(await detail.getByTestId('delivery-next').textContent()).toMatch(/^in \d+ sec\.$/);
 
-    await expect.poll(async () => Date.parse((await deliveryOf(creator, endpoint.id, delivery.id)).next_attempt_at!) <= Date.now(), { timeout: 15_000, interval: 250 }).toBe(true);
+    await expect.poll(async () => Date.parse((await deliveryOf(creator, endpoint.id, delivery.id)).next_attempt_at!) <= Date.now(), { timeout: 20_000, interval: 250 }).toBe(true);
     await w.t.app.events.drain({ creatorIds: [creator.id] });
     expect(await deliveryOf(creator, endpoint.id, delivery.id)).toMatchObject({ status: 'succeeded' });
     // Polled every 5 s while pending: both pages turn within that, on the page and filter they were on.
-    await expect.poll(() => row.getAttribute('data-status'), { timeout: 8_000, interval: 250 }).toBe('succeeded');
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 20_000, interval: 250 }).toBe('succeeded');
     expect(await row.getByTestId('delivery-next').textContent()).toBe('—');
     expect(page.url()).toMatch(new RegExp(`#/webhooks/${endpoint.id}$`));
-    await expect.poll(() => detail.getByTestId('delivery-state').getAttribute('data-status'), { timeout: 8_000, interval: 250 }).toBe('succeeded');
+    await expect.poll(() => detail.getByTestId('delivery-state').getAttribute('data-status'), { timeout: 20_000, interval: 250 }).toBe('succeeded');
     expect(await detail.getByTestId('attempt-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-status-code')))).toEqual(['503', '200']);
     await context.close();
     await flaky.close();
-  }, 60_000);
+  });
 
   it("stacks a delivery's attempts at 375 px, every one shown without scrolling sideways", async () => {
     const { creator, endpoint, delivery, flaky } = await failedOnce('Coach Lia');
@@ -194,7 +194,7 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard's webhooks in Ch
     await page.getByTestId('send-again').click();
     await page.getByText(/Queued: it is sent again/).waitFor();
     await w.t.app.events.drain({ creatorIds: [creator.id] });
-    await expect.poll(() => page.getByTestId('attempt-row').count(), { timeout: 8_000, interval: 250 }).toBe(2);
+    await expect.poll(() => page.getByTestId('attempt-row').count(), { timeout: 20_000, interval: 250 }).toBe(2);
 
     const card = page.getByRole('region', { name: 'Attempts', exact: true });
     const { scrollWidth, clientWidth } = await card.evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason } from './browser.js';
+import { browserSkipReason, browserSuite } from './browser.js';
 import { axeViolations, horizontalOverflow, SCREEN_PATHS, waitForScreen } from './dashboard-pages.js';
 import { apiGet, dashboardWorld, signedIn, type DashboardWorld } from './dashboard-world.js';
 
@@ -8,7 +8,7 @@ import { apiGet, dashboardWorld, signedIn, type DashboardWorld } from './dashboa
  * link, the overview's figures against the API, and every screen usable at 375 px with no
  * serious or critical axe-core violation.
  */
-describe.skipIf(browserSkipReason !== undefined)(`the dashboard in Chromium${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, () => {
+describe.skipIf(browserSkipReason !== undefined)(`the dashboard in Chromium${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, browserSuite, () => {
   let w: DashboardWorld;
   beforeAll(async () => {
     w = await dashboardWorld();

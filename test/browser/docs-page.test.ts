@@ -1,13 +1,13 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { browserSkipReason, launchBrowser, watch } from './browser.js';
+import { browserSkipReason, browserSuite, launchBrowser, watch } from './browser.js';
 
 /**
  * The API reference in a real browser (DESIGN §3: served offline, no CDN): it draws every
  * operation of the document, asks nothing of any other origin, and logs no error.
  */
-describe.skipIf(browserSkipReason !== undefined)(`the docs page in Chromium${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, () => {
+describe.skipIf(browserSkipReason !== undefined)(`the docs page in Chromium${browserSkipReason ? ` (skipped: ${browserSkipReason})` : ''}`, browserSuite, () => {
   let t: TestApp;
   let browser: Browser;
   let origin: string;
@@ -44,5 +44,5 @@ describe.skipIf(browserSkipReason !== undefined)(`the docs page in Chromium${bro
     expect(seen.requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'))).toEqual([]);
     expect(seen.errors).toEqual([]);
     await page.close();
-  }, 90_000);
+  });
 });
