@@ -163,7 +163,8 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard's webhooks in Ch
     const row = page.getByTestId('delivery-row');
     expect(await row.getAttribute('data-status')).toBe('pending');
     expect(await row.getByTestId('delivery-next').textContent()).toMatch(/^in \d+ sec\.$/);
-    expect(await row.textContent()).toMatch(/503 · \d+ sec\. ago/);
+    // The attempt's time reads "now" while under half a second old (a fast machine draws the page that soon).
+    expect(await row.textContent()).toMatch(/503 · (now|\d+ sec\. ago)/);
 
     // The delivery's own page is open too, and refreshes its attempts by itself.
     const detail = await context.newPage();
