@@ -176,7 +176,8 @@ describe.skipIf(browserSkipReason !== undefined)(`the dashboard's webhooks in Ch
     await expect.poll(async () => Date.parse((await deliveryOf(creator, endpoint.id, delivery.id)).next_attempt_at!) <= Date.now(), { timeout: 20_000, interval: 250 }).toBe(true);
     await w.t.app.events.drain({ creatorIds: [creator.id] });
     expect(await deliveryOf(creator, endpoint.id, delivery.id)).toMatchObject({ status: 'succeeded' });
-    // Polled every 5 s while pending: both pages turn within that, on the page and filter they were on.
+    // Polled every 5 s while pending: both pages turn by themselves at their next poll (a loaded
+    // machine may take a few), on the page and filter they were on.
     await expect.poll(() => row.getAttribute('data-status'), { timeout: 20_000, interval: 250 }).toBe('succeeded');
     expect(await row.getByTestId('delivery-next').textContent()).toBe('—');
     expect(page.url()).toMatch(new RegExp(`#/webhooks/${endpoint.id}$`));
