@@ -2,6 +2,7 @@ import { api, ok } from '../api/client.js';
 import { href, navigate, type Route } from '../router.js';
 import { count, date } from '../format.js';
 import { Show, useLoad } from '../ui/load.js';
+import { heatShade } from '../ui/heat.js';
 import { Card, Empty, Field, valueOf } from '../ui/parts.js';
 
 type Period = 'week' | 'month';
@@ -103,7 +104,7 @@ function Heatmap({ period, cohorts }: { period: Period; cohorts: Cohort[] }) {
               <td>{count(c.size)}</td>
               {Array.from({ length: width }, (_, k) => {
                 const pct = c.retention_pct[k];
-                return pct === undefined ? <td /> : <td style={shade(pct)}>{pct.toFixed(1)} %</td>;
+                return pct === undefined ? <td /> : <td style={heatShade(pct)}>{pct.toFixed(1)} %</td>;
               })}
             </tr>
           ))}
@@ -114,9 +115,3 @@ function Heatmap({ period, cohorts }: { period: Period; cohorts: Cohort[] }) {
 }
 
 const monthOf = (iso: string) => new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(iso));
-
-/** Blue by share; the text turns white on the darker half so it keeps its contrast. */
-function shade(pct: number) {
-  const lightness = 96 - (pct / 100) * 62;
-  return { background: `hsl(221 70% ${lightness}%)`, color: lightness < 60 ? '#fff' : '#111827' };
-}
