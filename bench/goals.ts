@@ -129,7 +129,7 @@ export const BENCH_GOALS: readonly BenchGoal[] = [
     script: 'bench:feed',
     scenario: 'read one post (`GET /member/posts/{id}`, writes a view), 16 clients',
     goal: 'p99 ≤ 10 ms with views on (#32); earlier ≥ 0.7 of `/member/me` (#14)',
-    figure: 'judged 7, 8, 7, 8 ms in four runs (one straight after seeding), 3,672–3,933 req/s, on another machine later that day; judged 11, 9, 11, 9, 13 ms in five runs on one kept database (15 straight after seeding) on a faster machine later that day; p99 7–11 ms (median 9), 2,978–4,249 req/s (median 3,457) with the view written by the statement that reads the post, against 8–11 (median 10), 2,733–3,738 (median 2,967) before, 9 runs each alternating; two judged runs (worst of two rounds): 13 and 9 ms; `/member/me` p99 6–8 ms alongside; on a machine ~2× slower later that day, judged 48 ms straight after a fresh seed and 16 ms the run after (`/member/me` 30 and 15); 21–29 ms on a slower machine the day before',
+    figure: 'judged 7, 8, 7, 8 ms in four runs (one straight after seeding), 3,672–3,933 req/s, on the last machine measured; 9–13 ms on a faster one earlier that day; 16–48 ms on a machine ~2× slower (`/member/me` 15–30 ms alongside); every run in the section below',
     met: 'yes on this machine (4 of 4 judged runs, 7–8 ms; 2 of 5 on the machine of the session before)',
     measured: '2026-11-28',
     command: 'BENCH_SCENARIOS=read_post npm run bench:feed',
