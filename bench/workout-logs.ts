@@ -53,9 +53,9 @@ async function main() {
     if (reuse) {
       fixture = JSON.parse(await readFile(fixtureFile, 'utf8')) as BenchFixture;
       // What autovacuum would have done since the last run. This machine's PostgreSQL runs
-      // without it (`autovacuum` in the output): every run leaves a dead version of each row
-      // the load updates (challenge scores, activity, records), ~90k in an 8k-row table a run,
-      // and a rerun on a kept database would find them all still there.
+      // without it (`autovacuum` in the output): each update leaves a dead version of its row
+      // (challenge scores, activity, records), tens of thousands a run in an 8k-row table, all
+      // still there when a kept database is measured again.
       await vacuumWritten(url.toString());
     } else {
       const started = Date.now();
