@@ -1,9 +1,11 @@
 import net from 'node:net';
 import { sql, type MigrationResultSet } from 'kysely';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectPostgres } from '../src/db/client.js';
 import { toAppError } from '../src/http/error-handler.js';
 import { migrateToLatest, retryingCatalogRaces } from '../src/db/migrate.js';
+import { warnAboutSettings } from '../src/db/open.js';
 import { buildTestApp, json, openTestDatabase, runSchemaName } from './helpers.js';
 
 const postgresUrl = inject('postgresUrl');
@@ -14,6 +16,24 @@ describe('migrations', () => {
     const database = await openTestDatabase();
     try {
       expect(await migrateToLatest(database.db)).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('are followed by a warning when the PostgreSQL server runs without autovacuum, and by none when it runs it or the database is embedded', async () => {
+    const database = await openTestDatabase();
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    try {
+      await warnAboutSettings(database, logger);
+      // The machine's own setting decides which case this run checks (CI's server runs without it).
+      const off =
+        database.kind === 'postgres' &&
+        (await sql<{ autovacuum: string }>`select current_setting('autovacuum') as autovacuum`.execute(database.db)).rows[0]!.autovacuum === 'off';
+      const warnings = lines.map((line) => JSON.parse(line) as { level: number; autovacuum?: string; msg: string }).filter((l) => l.level === 40);
+      expect(warnings.map((w) => w.autovacuum)).toEqual(off ? ['off'] : []);
+      if (off) expect(warnings[0]!.msg).toMatch(/turn autovacuum on/);
     } finally {
       await database.close();
     }
