@@ -2,7 +2,7 @@
  * A heatmap cell's colours: blue by share (lighter for less), and the text colour that reads on
  * it. The text is white or black, whichever contrasts more with the cell: the two cross at a
  * relative luminance of ~0.18, where each gives ~4.6:1, so every share meets WCAG AA (4.5:1).
- * A fixed switch by lightness (white below 60 %) left white on mid blues at ~3.6:1.
+ * A fixed switch by lightness (white below 60 %) left white on mid blues at ~3.8:1.
  */
 export function heatShade(pct: number): { background: string; color: string } {
   const share = Math.min(Math.max(pct, 0), 100) / 100;
