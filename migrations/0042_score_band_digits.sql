@@ -1,7 +1,7 @@
 -- The score bands of 0037 without log(numeric) (issue #32, item 3). PostgreSQL computes a
 -- numeric logarithm to 16 digits: ~14 µs a call on the development machine, and the bands
 -- trigger called it twice for every volume score a log moved (its old and new rows), the rank
--- read five times: ~3 % of the machine's samples under keyed logging (`perf`), where
+-- read six times: ~3 % of the machine's samples under keyed logging (`perf`), where
 -- counting the integer part's digits costs a fortieth of that.
 --
 -- The same rule (whole numbers below 1,000, three significant digits from 1,000 on), now exact:
