@@ -133,17 +133,4 @@ describe('engagement kept beside the member', () => {
     expect(state.logged).toHaveLength(8);
     await expectExactAt(creator, member.id, [at(1), at(2), at(30.5)]);
   });
-
-  it('appends through an expression PostgreSQL inlines into the triggers\' updates, not a SQL function call at every firing (0043)', async () => {
-    // The shape of member_logged_kept's update (migrations/0039); a function PostgreSQL cannot
-    // inline shows by name in the plan's output columns.
-    const { rows } = await sql<{ 'QUERY PLAN': string }>`explain (verbose, costs off)
-      update member_activity a
-      set logged = case when kept_appends(a.logged, a.logged_since, n.lo, n.hi) then a.logged || n.added else (kept_merge(a.logged, a.logged_since, n.added)).kept_ end
-      from (select now() as lo, now() as hi, array[now()] as added, gen_random_uuid() as creator_id, gen_random_uuid() as member_id) n
-      where a.creator_id = n.creator_id and a.member_id = n.member_id`.execute(t.database.db);
-    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-    expect(plan).toContain('cardinality(a.logged)');
-    expect(plan).not.toContain('kept_appends(');
-  });
 });
