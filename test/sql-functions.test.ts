@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers.js';
+import type { DatabaseHandle } from '../src/db/client.js';
+import { openTestDatabase } from './helpers.js';
 
 /**
  * The SQL functions that hot statements call per row are written so PostgreSQL inlines them: a
@@ -9,14 +10,14 @@ import { buildTestApp, type TestApp } from './helpers.js';
  * statement (migrations/0040, 0042, 0043). An inlined function leaves no trace of its name in
  * the plan.
  */
-let t: TestApp;
+let database: DatabaseHandle;
 beforeAll(async () => {
-  t = await buildTestApp();
+  database = await openTestDatabase();
 });
-afterAll(async () => t.close());
+afterAll(async () => database.close());
 
 async function planOf(query: ReturnType<typeof sql>) {
-  const { rows } = await sql<{ 'QUERY PLAN': string }>`explain (verbose, costs off) ${query}`.execute(t.database.db);
+  const { rows } = await sql<{ 'QUERY PLAN': string }>`explain (verbose, costs off) ${query}`.execute(database.db);
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
