@@ -40,7 +40,7 @@ export const BENCH_GOALS: readonly BenchGoal[] = [
     scenario: 'the same, each log with its own `Idempotency-Key` (as the app sends it)',
     goal: '≥ 2,500 logs/s (#32)',
     figure: '1,783 / 1,869 / 1,922 on a fresh 2M-set seed with 0043 (2026-11-29, a third session); 999–1,343 on a slow machine (a fourth session), where builds leaving out the live challenge scores (+13 %) or the scores and the sets (+12–25 %) bound what either structural change could buy; 811–1,924 on the machines of 2026-11-28 and 29; 2,195–2,503 on a faster machine (2026-11-23); every run in the section below',
-    met: 'no (≈ 0.8–1.0 of unkeyed, which is itself short of 2,500 here; +30 % needed from the best figure, more than both structural changes bound)',
+    met: 'no (≈ 0.8–1.0 of unkeyed, which is itself short of 2,500 here; +30 % needed from the best figure, more than both structural changes could buy by their measured upper bounds)',
     measured: '2026-11-29',
     command: 'BENCH_IDEMPOTENCY=1 npm run bench',
     section: 'Logging workouts',
